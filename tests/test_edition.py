@@ -59,8 +59,12 @@ def numbers(body: str) -> set[str]:
 
 
 def word_runs(text: str, n: int = SHARED_RUN) -> set[tuple[str, ...]]:
-    words = [w.lower() for w in WORD.findall(text.replace("—", " "))]
-    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+    """Runs of n words within the prose between headings (the fixed titles and headings are not prose)."""
+    runs: set[tuple[str, ...]] = set()
+    for block in re.split(r"^#.*$", text, flags=re.MULTILINE):
+        words = [w.lower() for w in WORD.findall(block.replace("—", " "))]
+        runs |= {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+    return runs
 
 
 def problems_for(name: str) -> list[str]:
