@@ -1,0 +1,1 @@
+"""guide-tui: answers trip-planning questions from the guides, and shows why."""

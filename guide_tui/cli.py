@@ -1,0 +1,167 @@
+"""`guide-tui`: the app with no arguments; subcommands show the same numbers in plain text."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, IndexLoadError
+
+
+def add_index_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--index", type=Path, default=BUNDLED_INDEX, help="index folder (default: the bundled index/)")
+
+
+def read_questions(args: argparse.Namespace) -> list[str]:
+    """Questions from the command line and/or --from FILE (one a line; blank lines skipped)."""
+    questions = list(args.question)
+    if args.from_file:
+        try:
+            text = sys.stdin.read() if str(args.from_file) == "-" else Path(args.from_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise SystemExit(f"guide-tui: cannot read questions from {args.from_file}: {err}")
+        questions += [line for line in text.splitlines() if line.strip()]
+    if not questions:
+        raise SystemExit("guide-tui: give a question, or --from FILE with one question a line")
+    return questions
+
+
+def cmd_chunks(args: argparse.Namespace) -> int:
+    from guide_tui.chunking import check_chunks, chunk_corpus, chunk_stats
+    from guide_tui.corpus import load_corpus
+
+    corpus = load_corpus(args.corpus)
+    for problem in corpus.problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    chunks = chunk_corpus(corpus)
+    print(chunk_stats(chunks))
+    failures = check_chunks(chunks)
+    for failure in failures:
+        print(f"check failed: {failure}")
+    if not failures:
+        print(f"check passed: all {len(chunks)} chunks start with their title line, end at a sentence end, have a body, unique ids")
+    return 1 if failures else 0
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from rich.progress import Progress
+
+    from guide_tui.calibration import calibrate_index
+    from guide_tui.indexes import build_index
+
+    with Progress(transient=True) as progress:
+        task = progress.add_task("indexing", total=5)
+
+        def report(step: str, done: int, total: int) -> None:
+            progress.update(task, description=step, completed=done, total=total)
+
+        manifest, corpus = build_index(args.corpus, args.out, progress=report)
+    for problem in corpus.problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    counts = manifest["counts"]
+    print(f"indexed {counts['guides']} guides: {counts['chunks']} chunks, {counts['sentences']} sentence vectors -> {args.out}")
+    cutoff = calibrate_index(args.out)
+    if cutoff is not None:
+        print(f"cutoff {cutoff:.4f} (calibrated on the labelled questions; details: guide-tui calibrate --index {args.out})")
+    return 0
+
+
+def cmd_retrieve(args: argparse.Namespace) -> int:
+    from guide_tui.report import print_retrievals
+
+    return print_retrievals(args.index, read_questions(args), as_json=args.json)
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from guide_tui.calibration import run_calibrate
+
+    return run_calibrate(args.index, write=not args.dry_run)
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from guide_tui.report import print_answers
+
+    return print_answers(
+        args.index, read_questions(args), as_json=args.json, generator=args.generator, model=args.model, show_prompt=args.show_prompt
+    )
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from guide_tui.evaluation import run_eval
+
+    return run_eval(args)
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    from guide_tui.app import run_app
+
+    return run_app(index_dir=args.index, generator=args.generator, model=args.model)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="guide-tui", description=__doc__)
+    add_index_option(parser)
+    parser.add_argument("--generator", choices=["auto", "extractive", "ollama"], default="auto")
+    parser.add_argument("--model", default=None, help="Ollama model (default: GUIDE_TUI_MODEL_NAME or llama3.2)")
+    parser.set_defaults(func=cmd_app)
+    sub = parser.add_subparsers(dest="command")
+
+    chunks = sub.add_parser("chunks", help="chunk a folder of guides and check every chunk")
+    chunks.add_argument("--corpus", type=Path, default=BUNDLED_CORPUS)
+    chunks.set_defaults(func=cmd_chunks)
+
+    index = sub.add_parser("index", help="build the vector and keyword indexes for a folder of guides")
+    index.add_argument("--corpus", type=Path, default=BUNDLED_CORPUS)
+    index.add_argument("--out", type=Path, default=BUNDLED_INDEX)
+    index.set_defaults(func=cmd_index)
+
+    for name, func, helptext in (
+        ("retrieve", cmd_retrieve, "show the top 5 chunks and every number behind their order"),
+        ("ask", cmd_ask, "answer from the guides, with sources"),
+    ):
+        command = sub.add_parser(name, help=helptext)
+        command.add_argument("question", nargs="*")
+        command.add_argument("--from", dest="from_file", type=Path, help="read one question a line ('-' for stdin)")
+        command.add_argument("--json", action="store_true", help="one JSON object per question")
+        add_index_option(command)
+        command.set_defaults(func=func)
+    ask = sub.choices["ask"]
+    ask.add_argument("--generator", choices=["auto", "extractive", "ollama"], default="auto")
+    ask.add_argument("--model", default=None)
+    ask.add_argument("--show-prompt", action="store_true", help="print the prompt exactly as sent to Ollama")
+
+    calibrate = sub.add_parser("calibrate", help="set the relevance cutoff from the labelled questions")
+    add_index_option(calibrate)
+    calibrate.add_argument("--dry-run", action="store_true", help="print the report without writing the cutoff")
+    calibrate.set_defaults(func=cmd_calibrate)
+
+    evaluate = sub.add_parser("eval", help="run the labelled questions end to end and write a report")
+    add_index_option(evaluate)
+    evaluate.add_argument("--questions", type=Path, default=None)
+    evaluate.add_argument("--runs", type=int, default=1)
+    evaluate.add_argument("--generator", choices=["auto", "extractive", "ollama"], default="extractive")
+    evaluate.add_argument("--model", default=None)
+    evaluate.add_argument("--compare", type=Path, default=None, help="an earlier report to compare against")
+    evaluate.set_defaults(func=cmd_eval)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from guide_tui.corpus import CorpusError
+    from guide_tui.embedding import ModelError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args) or 0
+    except (IndexLoadError, CorpusError, ModelError) as err:
+        print(f"guide-tui: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

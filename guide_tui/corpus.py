@@ -1,0 +1,137 @@
+"""Read a folder of guides into titled sections, reporting malformed files by name.
+
+A guide is a `guide_*.md` file: one `# Title` line first, an optional preamble,
+then `## Heading` sections. A file that breaks those rules is reported and
+skipped (or, for softer problems, indexed with a warning) so that one bad guide
+never stops the rest of the corpus from indexing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GUIDE_GLOB = "guide_*.md"
+HEADING = re.compile(r"^## +(.+?)\s*$", re.MULTILINE)
+TITLE = re.compile(r"^# +(.+?)\s*$")
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: str
+    body: str
+    start: int  # character offset of the `## ` line in the file
+    end: int  # character offset just past the body
+
+
+@dataclass(frozen=True)
+class Guide:
+    file: str
+    title: str
+    preamble: str
+    preamble_start: int
+    sections: tuple[Section, ...]
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    message: str
+    skipped: bool  # True when the file was left out of the corpus
+
+    def __str__(self) -> str:
+        verdict = "skipped" if self.skipped else "indexed anyway"
+        return f"{self.file}: {self.message} ({verdict})"
+
+
+@dataclass
+class Corpus:
+    folder: Path
+    guides: list[Guide] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def file_hashes(self) -> dict[str, str]:
+        return {g.file: g.sha256 for g in self.guides}
+
+
+class CorpusError(Exception):
+    """The folder itself cannot be read as a corpus."""
+
+
+def parse_guide(file: str, raw: bytes) -> tuple[Guide | None, list[Problem]]:
+    """Parse one guide's bytes; None when the file cannot be indexed."""
+    sha = hashlib.sha256(raw).hexdigest()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return None, [Problem(file, f"not UTF-8 text (bad byte at offset {err.start})", True)]
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        return None, [Problem(file, "empty file", True)]
+    first_line_start = len(text) - len(text.lstrip())
+    first_line = text[first_line_start:].split("\n", 1)[0]
+    title_match = TITLE.match(first_line)
+    if not title_match:
+        if re.search(r"^# +\S", text, re.MULTILINE):
+            return None, [Problem(file, "text before the '# Title' line; the title must come first", True)]
+        return None, [Problem(file, "no '# Title' line (H1) at the top", True)]
+    title = title_match.group(1)
+    problems: list[Problem] = []
+    headings = list(HEADING.finditer(text))
+    after_title = first_line_start + len(first_line)
+    preamble_end = headings[0].start() if headings else len(text)
+    preamble = text[after_title:preamble_end].strip()
+    preamble_start = after_title + (len(text[after_title:preamble_end]) - len(text[after_title:preamble_end].lstrip()))
+    if not headings:
+        return None, [Problem(file, "no '## ' sections; nothing to chunk", True)]
+    sections = []
+    seen: set[str] = set()
+    for i, match in enumerate(headings):
+        end = headings[i + 1].start() if i + 1 < len(headings) else len(text)
+        heading = match.group(1)
+        body = text[match.end() : end].strip("\n").strip()
+        if heading in seen:
+            problems.append(Problem(file, f"duplicate heading '## {heading}'", False))
+        seen.add(heading)
+        if not body:
+            problems.append(Problem(file, f"heading '## {heading}' has no text; dropped", False))
+            continue
+        body_end = match.end() + len(text[match.end() : end].rstrip())
+        sections.append(Section(heading, body, match.start(), body_end))
+    if not sections:
+        return None, problems + [Problem(file, "every section is empty; nothing to chunk", True)]
+    return Guide(file, title, preamble, preamble_start, tuple(sections), sha), problems
+
+
+def load_corpus(folder: Path) -> Corpus:
+    """Every guide in the folder that parses, plus a problem line for each that does not."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise CorpusError(f"corpus folder {folder} does not exist")
+    corpus = Corpus(folder)
+    for path in sorted(folder.iterdir()):
+        if path.is_dir() or path.name.startswith("."):
+            continue
+        if not path.match(GUIDE_GLOB):
+            corpus.problems.append(Problem(path.name, "not a guide (guides are named guide_*.md)", True))
+            continue
+        try:
+            raw = path.read_bytes()
+        except OSError as err:
+            corpus.problems.append(Problem(path.name, f"cannot be read: {err.strerror}", True))
+            continue
+        guide, problems = parse_guide(path.name, raw)
+        corpus.problems.extend(problems)
+        if guide:
+            corpus.guides.append(guide)
+    if not corpus.guides:
+        raise CorpusError(f"no usable guides (guide_*.md) in {folder}")
+    return corpus
+
+
+def hash_files(folder: Path) -> dict[str, str]:
+    """sha256 of every guide file in a folder, to tell whether an index is stale."""
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(Path(folder).glob(GUIDE_GLOB)) if p.is_file()}

@@ -1,0 +1,354 @@
+"""Build and load the prebuilt indexes: usearch vectors, tantivy keywords, chunks, manifest.
+
+An index folder holds
+  manifest.json      what it was built from (per-file sha256, model sha256, versions, counts, cutoff)
+  chunks.jsonl       one chunk a line, with its sentences (the vector side's units)
+  vectors.usearch    one cosine vector per sentence; key = sentence number
+  keyword/           tantivy index of the chunks (English stemming)
+Loading checks every one of them against the manifest and raises IndexLoadError
+with the command that fixes the problem, never a library traceback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from guide_tui.chunking import CHUNKER_VERSION, Chunk, chunk_corpus, sentences
+from guide_tui.corpus import Corpus, CorpusError, hash_files, load_corpus
+from guide_tui.embedding import Embedder, ModelError
+
+FORMAT_VERSION = 1
+REPO_ROOT = Path(__file__).resolve().parent.parent
+BUNDLED_INDEX = REPO_ROOT / "index"
+BUNDLED_CORPUS = REPO_ROOT / "corpus"
+MANIFEST = "manifest.json"
+CHUNKS = "chunks.jsonl"
+VECTORS = "vectors.usearch"
+KEYWORD_DIR = "keyword"
+LIBRARIES = ("tantivy", "usearch", "model2vec", "numpy")
+
+
+class IndexLoadError(Exception):
+    """The index cannot be used as it is; the message says why and what to run."""
+
+
+def rebuild_hint(index_dir: Path, corpus_dir: Path | str | None = None) -> str:
+    corpus = corpus_dir or "CORPUS_DIR"
+    return f"rebuild it with: guide-tui index --corpus {corpus} --out {index_dir}"
+
+
+@dataclass
+class Unit:
+    """One vector: a sentence of a chunk."""
+
+    chunk: int
+    text: str
+
+
+@dataclass
+class LoadedIndex:
+    folder: Path
+    manifest: dict
+    chunks: list[Chunk]
+    units: list[Unit]
+    vectors: object  # usearch.index.Index
+    keyword: object  # tantivy.Index
+    embedder: Embedder
+    notes: list[str] = field(default_factory=list)  # things the user should see (stale, rebuilt in memory)
+
+    @property
+    def cutoff(self) -> float | None:
+        cutoff = self.manifest.get("cutoff")
+        return None if cutoff is None else float(cutoff["value"])
+
+    @property
+    def stale(self) -> bool:
+        return any(note.startswith("stale") for note in self.notes)
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def keyword_schema():
+    import tantivy
+
+    builder = tantivy.SchemaBuilder()
+    builder.add_unsigned_field("ordinal", stored=True, indexed=True)
+    builder.add_text_field("chunk_id", stored=True, tokenizer_name="raw")
+    builder.add_text_field("file", stored=True, tokenizer_name="raw")
+    builder.add_text_field("title", stored=True, tokenizer_name="en_stem")
+    builder.add_text_field("section", stored=True, tokenizer_name="en_stem")
+    builder.add_text_field("text", stored=True, tokenizer_name="en_stem")
+    return builder.build()
+
+
+def chunk_units(chunks: list[Chunk]) -> list[Unit]:
+    return [Unit(n, sentence) for n, chunk in enumerate(chunks) for sentence in sentences(chunk.text)]
+
+
+def build_vectors(units: list[Unit], embedder: Embedder):
+    from usearch.index import Index
+
+    index = Index(ndim=embedder.dims, metric="cos", dtype="f32")
+    vectors = embedder.encode([u.text for u in units])
+    if len(units):
+        index.add(np.arange(len(units), dtype=np.uint64), vectors, threads=1)
+    return index
+
+
+def build_keyword(chunks: list[Chunk], path: str | None):
+    import tantivy
+
+    index = tantivy.Index(keyword_schema(), path=path)
+    writer = index.writer(heap_size=50_000_000, num_threads=1)
+    for n, chunk in enumerate(chunks):
+        doc = tantivy.Document()
+        doc.add_unsigned("ordinal", n)
+        for name in ("chunk_id", "file", "title", "section", "text"):
+            doc.add_text(name, getattr(chunk, name))
+        writer.add_document(doc)
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    return index
+
+
+def make_manifest(corpus: Corpus, corpus_dir: Path, chunks: list[Chunk], units: list[Unit], embedder: Embedder) -> dict:
+    return {
+        "format_version": FORMAT_VERSION,
+        "chunker_version": CHUNKER_VERSION,
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "corpus": str(corpus_dir),
+        "files": corpus.file_hashes(),
+        "problems": [str(p) for p in corpus.problems],
+        "model": {"name": "model2vec distilled from all-MiniLM-L6-v2", "sha256": embedder.sha256, "dims": embedder.dims},
+        "vector_unit": "sentence",
+        "libraries": {name: version(name) for name in LIBRARIES},
+        "counts": {"guides": len(corpus.guides), "chunks": len(chunks), "sentences": len(units)},
+        "cutoff": None,
+    }
+
+
+def corpus_path_for_manifest(corpus_dir: Path, out_dir: Path) -> str:
+    """Relative to the index folder when possible, so a cloned repo's index still finds its corpus."""
+    try:
+        return os.path.relpath(corpus_dir.resolve(), out_dir.resolve())
+    except ValueError:
+        return str(corpus_dir.resolve())
+
+
+def build_index(
+    corpus_dir: Path,
+    out_dir: Path,
+    embedder: Embedder | None = None,
+    progress: Callable[[str, int, int], None] = lambda step, done, total: None,
+    cutoff: dict | None = None,
+) -> tuple[dict, Corpus]:
+    """Build every index file for a corpus into out_dir (written beside, then swapped in)."""
+    corpus_dir, out_dir = Path(corpus_dir), Path(out_dir)
+    steps = 5
+    progress("reading guides", 0, steps)
+    corpus = load_corpus(corpus_dir)
+    chunks = chunk_corpus(corpus)
+    units = chunk_units(chunks)
+    embedder = embedder or Embedder()
+    try:
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".building-", dir=out_dir.parent))
+    except OSError as err:
+        raise IndexLoadError(f"cannot write the index to {out_dir}: {err.strerror}; choose another --out") from err
+    try:
+        progress("embedding sentences", 1, steps)
+        vectors = build_vectors(units, embedder)
+        vectors.save(str(staging / VECTORS))
+        progress("keyword index", 2, steps)
+        (staging / KEYWORD_DIR).mkdir()
+        build_keyword(chunks, str(staging / KEYWORD_DIR))
+        progress("writing chunks", 3, steps)
+        with open(staging / CHUNKS, "w", encoding="utf-8") as out:
+            for n, chunk in enumerate(chunks):
+                row = chunk.to_json() | {"sentences": [u.text for u in units if u.chunk == n]}
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        manifest = make_manifest(corpus, Path(corpus_path_for_manifest(corpus_dir, out_dir)), chunks, units, embedder)
+        manifest["cutoff"] = cutoff
+        manifest["checksums"] = {VECTORS: sha256_file(staging / VECTORS), CHUNKS: sha256_file(staging / CHUNKS)}
+        write_manifest(staging, manifest)
+        progress("swapping in", 4, steps)
+        swap_in(staging, out_dir)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    progress("done", steps, steps)
+    return manifest, corpus
+
+
+def swap_in(staging: Path, out_dir: Path) -> None:
+    """Replace the index files in out_dir with the staged ones, leaving anything else (the model) alone."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name in (VECTORS, CHUNKS, KEYWORD_DIR, MANIFEST):
+        target = out_dir / name
+        if target.is_dir():
+            shutil.rmtree(target)
+        elif target.exists():
+            target.unlink()
+        shutil.move(str(staging / name), str(target))
+
+
+def write_manifest(folder: Path, manifest: dict) -> None:
+    tmp = folder / (MANIFEST + ".tmp")
+    tmp.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(folder / MANIFEST)
+
+
+def read_manifest(folder: Path) -> dict:
+    path = folder / MANIFEST
+    if not folder.is_dir():
+        raise IndexLoadError(f"no index at {folder}; {rebuild_hint(folder)}")
+    if not path.is_file():
+        raise IndexLoadError(f"{path} is missing, so {folder} is not a usable index; {rebuild_hint(folder)}")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise IndexLoadError(f"{path} is unreadable ({err}); {rebuild_hint(folder)}") from err
+    if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
+        found = manifest.get("format_version") if isinstance(manifest, dict) else None
+        raise IndexLoadError(
+            f"{folder} was built in index format {found!r}, this guide-tui reads format {FORMAT_VERSION}; {rebuild_hint(folder)}"
+        )
+    return manifest
+
+
+def resolve_corpus(folder: Path, manifest: dict) -> Path:
+    corpus = Path(manifest.get("corpus", ""))
+    return corpus if corpus.is_absolute() else (folder / corpus)
+
+
+def read_chunks(folder: Path, manifest: dict) -> tuple[list[Chunk], list[Unit]]:
+    path = folder / CHUNKS
+    if not path.is_file():
+        raise IndexLoadError(f"{path} is missing; {rebuild_hint(folder)}")
+    if sha256_file(path) != manifest.get("checksums", {}).get(CHUNKS):
+        raise IndexLoadError(f"{path} does not match the manifest (edited or truncated); {rebuild_hint(folder)}")
+    chunks, units = [], []
+    try:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            texts = row.pop("sentences")
+            units.extend(Unit(len(chunks), text) for text in texts)
+            chunks.append(Chunk(**row))
+    except (ValueError, TypeError, KeyError) as err:
+        raise IndexLoadError(f"{path} is corrupt ({err}); {rebuild_hint(folder)}") from err
+    return chunks, units
+
+
+def read_vectors(folder: Path, manifest: dict, units: list[Unit], dims: int):
+    from usearch.index import Index
+
+    path = folder / VECTORS
+    if not path.is_file():
+        raise IndexLoadError(f"{path} is missing; {rebuild_hint(folder)}")
+    # usearch trusts its file header; a truncated file must be caught before it is read
+    if sha256_file(path) != manifest.get("checksums", {}).get(VECTORS):
+        raise IndexLoadError(f"{path} does not match the manifest (truncated or replaced); {rebuild_hint(folder)}")
+    index = Index(ndim=dims, metric="cos", dtype="f32")
+    try:
+        index.load(str(path))
+    except (RuntimeError, ValueError) as err:
+        raise IndexLoadError(f"{path} could not be read ({err}); {rebuild_hint(folder)}") from err
+    if index.size != len(units):
+        raise IndexLoadError(f"{path} holds {index.size} vectors, chunks.jsonl has {len(units)} sentences; {rebuild_hint(folder)}")
+    return index
+
+
+def read_keyword(folder: Path, chunks: list[Chunk]):
+    import tantivy
+
+    path = folder / KEYWORD_DIR
+    try:
+        index = tantivy.Index.open(str(path))
+        count = index.searcher().num_docs
+    except (ValueError, OSError, RuntimeError) as err:
+        raise IndexLoadError(f"keyword index {path} could not be opened ({err}); {rebuild_hint(folder)}") from err
+    if count != len(chunks):
+        raise IndexLoadError(f"keyword index {path} holds {count} chunks, not {len(chunks)}; {rebuild_hint(folder)}")
+    return index
+
+
+def load_index(folder: Path | None = None, embedder: Embedder | None = None, rebuild_if_stale: bool = True) -> LoadedIndex:
+    """Open an index, checking it against its manifest, its model and its corpus.
+
+    A corpus that changed since the build is rebuilt in memory (it takes well under
+    a second for the guides) and said so in `notes`, unless rebuild_if_stale is off.
+    """
+    folder = Path(folder or BUNDLED_INDEX)
+    manifest = read_manifest(folder)
+    try:
+        embedder = embedder or Embedder()
+    except ModelError as err:
+        raise IndexLoadError(str(err)) from err
+    if manifest.get("model", {}).get("sha256") != embedder.sha256:
+        raise IndexLoadError(
+            f"{folder} was built with a different embedding model than {embedder.folder}; {rebuild_hint(folder)}"
+        )
+    chunks, units = read_chunks(folder, manifest)
+    vectors = read_vectors(folder, manifest, units, embedder.dims)
+    keyword = read_keyword(folder, chunks)
+    loaded = LoadedIndex(folder, manifest, chunks, units, vectors, keyword, embedder)
+    corpus_dir = resolve_corpus(folder, manifest)
+    if not corpus_dir.is_dir():
+        loaded.notes.append(f"corpus folder {corpus_dir} not found; cannot tell whether the index is current")
+        return loaded
+    changed = describe_changes(manifest.get("files", {}), hash_files(corpus_dir))
+    if changed:
+        note = f"stale: the corpus changed since the build ({changed})"
+        if not rebuild_if_stale:
+            loaded.notes.append(f"{note}; {rebuild_hint(folder, corpus_dir)}")
+            return loaded
+        try:
+            loaded = build_in_memory(corpus_dir, embedder, manifest.get("cutoff"))
+        except CorpusError as err:
+            raise IndexLoadError(f"{note}, and the corpus cannot be read: {err}") from err
+        loaded.notes.append(f"{note}; rebuilt in memory for this session ({rebuild_hint(folder, corpus_dir)} to save it)")
+    return loaded
+
+
+def describe_changes(built: dict[str, str], now: dict[str, str]) -> str:
+    parts = []
+    for label, names in (
+        ("changed", [n for n in built if n in now and now[n] != built[n]]),
+        ("removed", [n for n in built if n not in now]),
+        ("added", [n for n in now if n not in built]),
+    ):
+        if names:
+            parts.append(f"{label}: {', '.join(sorted(names))}")
+    return "; ".join(parts)
+
+
+def build_in_memory(corpus_dir: Path, embedder: Embedder, cutoff: dict | None = None) -> LoadedIndex:
+    """The same index as build_index, held in memory: for stale or read-only situations."""
+    corpus = load_corpus(corpus_dir)
+    chunks = chunk_corpus(corpus)
+    units = chunk_units(chunks)
+    manifest = make_manifest(corpus, corpus_dir, chunks, units, embedder) | {"cutoff": cutoff, "in_memory": True}
+    return LoadedIndex(corpus_dir, manifest, chunks, units, build_vectors(units, embedder), build_keyword(chunks, None), embedder)
+
+
+def set_cutoff(folder: Path, cutoff: dict) -> None:
+    """Record a calibrated cutoff in the manifest (the only field written after a build)."""
+    manifest = read_manifest(folder)
+    manifest["cutoff"] = cutoff
+    try:
+        write_manifest(folder, manifest)
+    except OSError as err:
+        raise IndexLoadError(f"cannot write {folder / MANIFEST}: {err.strerror}") from err
