@@ -21,3 +21,18 @@ def bundled_index():
 @pytest.fixture(scope="session")
 def retriever(bundled_index) -> Retriever:
     return Retriever(bundled_index)
+
+
+@pytest.fixture
+def fake_ollama(monkeypatch):
+    """A real HTTP server speaking Ollama's protocol; set `.scenario` (tests/fake_ollama.py SCENARIOS).
+
+    OLLAMA_HOST points at it and GUIDE_TUI_OLLAMA_MODEL is cleared, so code under test finds it
+    the way it finds a real Ollama.
+    """
+    from fake_ollama import FakeOllama
+
+    with FakeOllama() as server:
+        monkeypatch.setenv("OLLAMA_HOST", server.url)
+        monkeypatch.delenv("GUIDE_TUI_OLLAMA_MODEL", raising=False)
+        yield server

@@ -1,0 +1,195 @@
+"""Answers written by a local Ollama model from the retrieved chunks, streamed, then claim-checked.
+
+Everything that can go wrong with Ollama (not running, too slow, no such model,
+an error status, a dropped connection, lines that are not its protocol) becomes
+OllamaUnavailable with a one-line reason, so the caller can fall back to the
+extractive answerer. The ollama client waits forever by default; every request
+here has a connect timeout and a read timeout (the longest silence allowed
+between two streamed lines, including the wait for the first token).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+
+import httpx
+import ollama
+import pydantic
+
+from guide_tui.answering import REFUSAL, Citation, OnText
+from guide_tui.claims import check_claims
+from guide_tui.embedding import Embedder
+from guide_tui.retrieval import Hit, Retrieval, clean_question
+
+DEFAULT_HOST = "http://127.0.0.1:11434"
+DEFAULT_MODEL = "llama3.2"
+MODEL_ENV = "GUIDE_TUI_OLLAMA_MODEL"
+
+INSTRUCTIONS = f"""You answer questions about trips in one region, using ONLY the travel guide documents given below.
+
+Rules:
+- Use only what the documents state. Do not use outside knowledge.
+- Do not infer beyond what a document states. For example, "serves food seven days a week" does not mean a meal is available on a Sunday evening, and "open all year" does not give opening hours.
+- After each sentence, cite the file name of the document it comes from in square brackets, like [guide_kestrelford.md].
+- Keep the answer short: one to four sentences.
+- If the documents do not answer the question, reply exactly with: {REFUSAL}
+  and nothing else: no citation, no explanation."""
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    connect: float = 2.0  # opening the connection; a local server answers in milliseconds
+    read: float = 60.0  # silence between streamed lines; the first token includes loading the model on a small CPU
+    probe: float = 1.5  # each request of the status probe
+
+
+class OllamaUnavailable(Exception):
+    """Ollama cannot give an answer now; `reason` is one short line for the user."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class OllamaStatus:
+    reachable: bool
+    model_available: bool
+    detail: str
+
+
+@dataclass
+class GeneratedAnswer:
+    text: str  # the model's whole answer; exactly REFUSAL when refused
+    refused: bool
+    model: str
+    citations: list[Citation] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)  # sentences the claim check could not support
+    invented_citations: list[str] = field(default_factory=list)  # cited files that were not in the prompt
+
+
+def resolve_host(host: str | None = None) -> str:
+    """The base URL the ollama client will use: `host`, else OLLAMA_HOST, else the local default."""
+    from ollama._client import _parse_host  # the client's own parsing, so messages name the URL it really uses
+
+    raw = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
+    try:
+        return _parse_host(raw)
+    except ValueError as err:
+        raise OllamaUnavailable(f"Ollama address {raw!r} is not usable ({err})") from err
+
+
+def resolve_model(model: str | None = None) -> str:
+    return model or os.environ.get(MODEL_ENV) or DEFAULT_MODEL
+
+
+def prompt_hits(retrieval: Retrieval) -> list[Hit]:
+    """The chunks the model may use: retrieved and within the relevance cutoff."""
+    return [hit for hit in retrieval.hits if not hit.above_cutoff]
+
+
+def build_prompt(retrieval: Retrieval, question: str) -> list[dict]:
+    documents = "\n\n".join(
+        f"=== Document [{hit.chunk.file}], section \"{hit.chunk.section}\" ===\n{hit.chunk.text.strip()}"
+        for hit in prompt_hits(retrieval)
+    )
+    user = f"Documents:\n\n{documents}\n\nQuestion: {clean_question(question)}"
+    return [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": user}]
+
+
+def format_prompt(messages: list[dict]) -> str:
+    """The messages as sent, each under a role line (for --show-prompt)."""
+    return "\n\n".join(f"----- {m['role']} -----\n{m['content']}" for m in messages)
+
+
+def make_client(host: str, connect: float, read: float) -> ollama.Client:
+    return ollama.Client(host=host, timeout=httpx.Timeout(read, connect=connect))
+
+
+def generate(
+    retrieval: Retrieval,
+    question: str,
+    embedder: Embedder,
+    model: str | None = None,
+    on_text: OnText | None = None,
+    host: str | None = None,
+    timeouts: Timeouts = Timeouts(),
+) -> GeneratedAnswer:
+    """Stream the model's answer to on_text, then claim-check it.
+
+    Raises OllamaUnavailable, possibly after some on_text calls: that partial
+    text is not an answer and the caller must discard it.
+    """
+    hits = prompt_hits(retrieval)
+    if not hits:
+        raise ValueError("generate needs at least one chunk within the cutoff; refuse before calling it")
+    model = resolve_model(model)
+    text = stream_chat(build_prompt(retrieval, question), model, host, timeouts, on_text)
+    check = check_claims(text, hits, embedder)
+    if check.refused:
+        return GeneratedAnswer(REFUSAL, True, model)
+    return GeneratedAnswer(text, False, model, check.citations, check.unsupported, check.invented_citations)
+
+
+def stream_chat(messages: list[dict], model: str, host: str | None, timeouts: Timeouts, on_text: OnText | None) -> str:
+    """The model's whole reply, each piece passed to on_text as it arrives."""
+    url = resolve_host(host)
+    pieces: list[str] = []
+    finished = False
+    try:
+        with make_client(url, timeouts.connect, timeouts.read) as ollama_client:
+            for part in ollama_client.chat(model=model, messages=messages, stream=True, options={"temperature": 0}):
+                piece = part.message.content or ""
+                if piece:
+                    pieces.append(piece)
+                    if on_text:
+                        on_text(piece)
+                if part.done:
+                    finished = True
+                    break
+    except ollama.ResponseError as err:
+        raise OllamaUnavailable(response_error_reason(err, model)) from err
+    except (httpx.ConnectError, httpx.ConnectTimeout, ConnectionError) as err:
+        raise OllamaUnavailable(f"Ollama not reachable at {url}") from err
+    except httpx.TimeoutException as err:
+        raise OllamaUnavailable(f"Ollama timed out after {timeouts.read:g} s") from err
+    except (json.JSONDecodeError, pydantic.ValidationError, UnicodeDecodeError) as err:
+        raise OllamaUnavailable("Ollama sent a reply that is not its protocol") from err
+    except httpx.HTTPError as err:  # dropped connection, truncated chunked body, bad URL
+        raise OllamaUnavailable("Ollama stopped mid-answer" if pieces else f"Ollama connection failed ({err})") from err
+    if not finished:
+        raise OllamaUnavailable("Ollama stopped mid-answer")
+    text = "".join(pieces).strip()
+    if not text:
+        raise OllamaUnavailable("Ollama returned an empty answer")
+    return text
+
+
+def response_error_reason(err: ollama.ResponseError, model: str) -> str:
+    message = " ".join(str(err.error).split())[:200]
+    if err.status_code == 404 or "not found" in message.lower():
+        return f"Ollama has no model '{model}' (ollama pull {model})"
+    if err.status_code > 0:
+        return f"Ollama error {err.status_code}: {message}"
+    return f"Ollama error: {message}"
+
+
+def probe(host: str | None = None, model: str | None = None, timeout: float = Timeouts.probe) -> OllamaStatus:
+    """Is Ollama up, and does it have the model? Never raises; quick enough for a status line."""
+    model = resolve_model(model)
+    try:
+        url = resolve_host(host)
+    except OllamaUnavailable as err:
+        return OllamaStatus(False, False, err.reason)
+    try:
+        with httpx.Client(base_url=url, timeout=timeout) as http:
+            version = http.get("/api/version").raise_for_status().json().get("version", "?")
+        with make_client(url, timeout, timeout) as ollama_client:
+            names = {m.model for m in ollama_client.list().models}
+    except (httpx.HTTPError, ollama.ResponseError, ConnectionError, ValueError, pydantic.ValidationError, AttributeError):
+        return OllamaStatus(False, False, f"Ollama not reachable at {url}")
+    if model in names or f"{model}:latest" in names:
+        return OllamaStatus(True, True, f"Ollama {version} at {url}, model {model}")
+    return OllamaStatus(True, False, f"Ollama has no model '{model}' (ollama pull {model})")
