@@ -37,6 +37,7 @@ CHUNKS = "chunks.jsonl"
 VECTORS = "vectors.usearch"
 KEYWORD_DIR = "keyword"
 LIBRARIES = ("tantivy", "usearch", "model2vec", "numpy")
+VECTOR_UNIT = "sentence, embedded as 'title, section: sentence'"  # change it when Unit.embedded_text changes
 
 
 class IndexLoadError(Exception):
@@ -50,10 +51,18 @@ def rebuild_hint(index_dir: Path, corpus_dir: Path | str | None = None) -> str:
 
 @dataclass
 class Unit:
-    """One vector: a sentence of a chunk."""
+    """One vector: a sentence of a chunk, embedded together with where it stands in its guide."""
 
     chunk: int
-    text: str
+    text: str  # the sentence as written: what the retriever shows and the answerer quotes
+    context: str  # "Guide title, Section heading" ("Guide title" for the opening part)
+
+    @property
+    def embedded_text(self) -> str:
+        """What the vector encodes. The title and heading let "how long is the drive to Corry Vale?"
+        meet "Corry Vale, Getting there: ...35 minutes..." although the sentence alone names neither;
+        measured on the tune questions: rank-1 0.49 with bare sentences, 0.68 with this context."""
+        return f"{self.context}: {self.text}"
 
 
 @dataclass
@@ -95,14 +104,20 @@ def keyword_schema():
 
 
 def chunk_units(chunks: list[Chunk]) -> list[Unit]:
-    return [Unit(n, sentence) for n, chunk in enumerate(chunks) for sentence in sentences(chunk.text)]
+    """Every sentence of every chunk, in order; the opening part's sentences carry no section heading."""
+    units = []
+    for n, chunk in enumerate(chunks):
+        opening, _, section_body = chunk.text.partition(f"\n## {chunk.section}\n")
+        for part, context in ((opening, chunk.title), (section_body, f"{chunk.title}, {chunk.section}")):
+            units.extend(Unit(n, sentence, context) for sentence in sentences(part))
+    return units
 
 
 def build_vectors(units: list[Unit], embedder: Embedder):
     from usearch.index import Index
 
     index = Index(ndim=embedder.dims, metric="cos", dtype="f32")
-    vectors = embedder.encode([u.text for u in units])
+    vectors = embedder.encode([u.embedded_text for u in units])
     if len(units):
         index.add(np.arange(len(units), dtype=np.uint64), vectors, threads=1)
     return index
@@ -134,7 +149,7 @@ def make_manifest(corpus: Corpus, corpus_dir: Path, chunks: list[Chunk], units: 
         "files": corpus.file_hashes(),
         "problems": [str(p) for p in corpus.problems],
         "model": {"name": "model2vec distilled from all-MiniLM-L6-v2", "sha256": embedder.sha256, "dims": embedder.dims},
-        "vector_unit": "sentence",
+        "vector_unit": VECTOR_UNIT,
         "libraries": {name: version(name) for name in LIBRARIES},
         "counts": {"guides": len(corpus.guides), "chunks": len(chunks), "sentences": len(units)},
         "cutoff": None,
@@ -240,15 +255,17 @@ def read_chunks(folder: Path, manifest: dict) -> tuple[list[Chunk], list[Unit]]:
         raise IndexLoadError(f"{path} is missing; {rebuild_hint(folder)}")
     if sha256_file(path) != manifest.get("checksums", {}).get(CHUNKS):
         raise IndexLoadError(f"{path} does not match the manifest (edited or truncated); {rebuild_hint(folder)}")
-    chunks, units = [], []
+    chunks, stored_sentences = [], []
     try:
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            texts = row.pop("sentences")
-            units.extend(Unit(len(chunks), text) for text in texts)
+            stored_sentences.extend(row.pop("sentences"))
             chunks.append(Chunk(**row))
     except (ValueError, TypeError, KeyError) as err:
         raise IndexLoadError(f"{path} is corrupt ({err}); {rebuild_hint(folder)}") from err
+    units = chunk_units(chunks)
+    if [u.text for u in units] != stored_sentences:  # the vectors were made from other sentences
+        raise IndexLoadError(f"{path} was split into sentences by another guide-tui version; {rebuild_hint(folder)}")
     return chunks, units
 
 
@@ -300,6 +317,10 @@ def load_index(folder: Path | None = None, embedder: Embedder | None = None, reb
     if manifest.get("model", {}).get("sha256") != embedder.sha256:
         raise IndexLoadError(
             f"{folder} was built with a different embedding model than {embedder.folder}; {rebuild_hint(folder)}"
+        )
+    if manifest.get("vector_unit") != VECTOR_UNIT:
+        raise IndexLoadError(
+            f"{folder} embeds {manifest.get('vector_unit')!r}, this guide-tui embeds {VECTOR_UNIT!r}; {rebuild_hint(folder)}"
         )
     chunks, units = read_chunks(folder, manifest)
     vectors = read_vectors(folder, manifest, units, embedder.dims)

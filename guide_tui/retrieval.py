@@ -1,35 +1,67 @@
 """Question -> top 5 chunks, with every number that decided the order on show.
 
-Two rankings of all chunks are fused:
+Two scores for every chunk are fused:
   vector:  cosine distance (1 - cos) between the question and the chunk's
-           best-matching sentence (model2vec vectors searched with usearch);
-  keyword: tantivy BM25 over the chunk text, queried with the question's
-           analysed terms (never the query parser, so any text is safe).
-Fusion is reciprocal rank: fused = 1/(K + vector rank) + 1/(K + keyword rank).
+           best-matching sentence, each sentence embedded as "title, section:
+           sentence" (model2vec vectors searched exactly with usearch);
+  keyword: tantivy BM25 over the chunk text, queried with the question's terms
+           as the index's own en_stem tokenizer cuts them (term queries, never
+           the query parser, so any text is a safe question).
+Fusion is a weighted sum of the two, each scaled to 0..1 for this question,
+plus two small bonuses (region-wide guides for questions naming no town; chunks
+holding the kind of value asked for). Chunks whose text repeats an earlier
+chunk word for word (the nine towns share one "Practical notes") are shown once.
 The gate refuses when the best vector distance is above the calibrated cutoff.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
-from guide_tui.chunking import Chunk
+from guide_tui.chunking import Chunk, sentences
 from guide_tui.indexes import LoadedIndex
 
 TOP_K = 5
-RRF_K = 10
 MAX_QUERY_TERMS = 64
 MAX_QUESTION_CHARS = 2000  # beyond this a question is truncated before embedding and analysis
-VECTOR_CANDIDATES = 256
+
+# The fusion knobs, measured on the "tune" questions only (python -m guide_tui.benchmark retrieval).
+VECTOR_WEIGHT = 0.7
+"""Share of the fused score from vector similarity; BM25 gets the rest. The vectors know that
+"shut" and "close" mean one thing, BM25 knows that "Verrill" is rare: 0.5-0.7 is a plateau,
+0.9 loses 6 rank-1 hits, 0.4 loses 1."""
+REGION_BONUS = 0.1
+"""Added to chunks of the region-wide guides (eating, walking, seasons...) when the question
+names no town: "which town is easiest in a wheelchair?" is a question about the region."""
+ASKED_VALUE_BONUS = 0.1
+"""Added to chunks that contain the kind of value the question asks for ("what time" -> a clock
+time, "how much" -> a price): within one town's guide several sections mention the farm shop,
+one says when it shuts."""
+
+MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?|weekdays?"
+NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred"
+ASKED_VALUES = [  # (the question asks for..., ...a sentence holding one looks like)
+    (r"\b(what time|how late|how early|until when|close|closes|shut|shuts|open|opens)\b",
+     r"\b\d{1,2}(:\d\d)?\s?(am|pm)\b|\b\d{1,2}(:\d\d)? (to|until) \d|\bmidnight\b|\bnoon\b"),
+    (r"\bhow long\b", r"\b(minutes?|hours?|days?|weeks?)\b|\d-(minute|hour)|\bhalf a day\b"),
+    (r"\b(how much|cost|charge|fee|price|fare)\b", r"£\s?\d|\bfree\b"),
+    (r"\bhow many\b", rf"\b\d[\d,]*\b|\b({NUMBER_WORDS})\b"),
+    (r"\b(which|what) days?\b", rf"\b({DAYS})\b"),
+    (r"\b(which|what) months?\b|\bmonths\b", rf"\b({MONTHS})\b"),
+    (r"\b(what year|when did|how old|how long has)\b", r"\b1\d{3}s?\b|\b\d+(st|nd|rd|th)[- ]century\b"),
+    (r"\bhow far\b", r"\b(miles?|km|kilometres?|minutes?)\b"),
+]
 
 
 @dataclass(frozen=True)
 class Hit:
     rank: int
     chunk: Chunk
-    vector_distance: float
+    vector_distance: float  # of the chunk's best-matching sentence
     keyword_score: float
     fused_score: float
     matched_sentence: str
@@ -43,20 +75,20 @@ class Hit:
             "section": self.chunk.section,
             "vector_distance": round(self.vector_distance, 4),
             "keyword_score": round(self.keyword_score, 4),
-            "fused_score": round(self.fused_score, 6),
+            "fused_score": round(self.fused_score, 4),
             "above_cutoff": self.above_cutoff,
         }
 
 
 @dataclass(frozen=True)
 class Gate:
-    best_distance: float
+    best_distance: float | None  # None when there was nothing to compare (empty question)
     cutoff: float | None
     passed: bool
 
     def to_json(self) -> dict:
         return {
-            "best_distance": round(self.best_distance, 4),
+            "best_distance": None if self.best_distance is None else round(self.best_distance, 4),
             "cutoff": None if self.cutoff is None else round(self.cutoff, 4),
             "passed": self.passed,
         }
@@ -73,14 +105,15 @@ class Retrieval:
 
 
 def query_analyzer():
-    """The same analysis as tantivy's en_stem tokenizer that indexed the chunks."""
+    """Exactly tantivy's en_stem tokenizer, which indexed the chunks, so every question term
+    is cut and stemmed the way the index's terms were. Stopwords stay: BM25 already weighs
+    them near zero, and dropping them measured worse (keyword-only rank-1 0.72 vs 0.74)."""
     import tantivy
 
     return (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
         .filter(tantivy.Filter.remove_long(40))
         .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.stopword("english"))
         .filter(tantivy.Filter.stemmer("english"))
         .build()
     )
@@ -90,6 +123,17 @@ def clean_question(question: str) -> str:
     """Printable text only, bounded in length: control characters and escapes never reach the indexes."""
     printable = "".join(ch if ch.isprintable() else " " for ch in question[: MAX_QUESTION_CHARS * 2])
     return " ".join(printable.split())[:MAX_QUESTION_CHARS]
+
+
+def place_guides(chunks: list[Chunk]) -> dict[str, str]:
+    """file -> place name for guides about one place: those named guide_<their title>.md."""
+    return {c.file: c.title for c in chunks if c.file == f"guide_{re.sub(r'[^a-z0-9]+', '_', c.title.lower())}.md"}
+
+
+def asked_values(question: str) -> list[re.Pattern]:
+    """Patterns for the kinds of value the question asks for (a time, a price, a month...)."""
+    lowered = question.lower()
+    return [re.compile(value) for asks, value in ASKED_VALUES if re.search(asks, lowered)]
 
 
 class Retriever:
@@ -103,7 +147,14 @@ class Retriever:
         self.occur_should = tantivy.Occur.Should
         self.query_type = tantivy.Query
         self.unit_chunk = np.array([u.chunk for u in index.units], dtype=np.int64)
-        self.ordinal_of = {}
+        self.ordinal_of: dict[tuple[int, int], int] = {}
+        chunks = index.chunks
+        self.places = place_guides(chunks)
+        self.place_patterns = {file: re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE) for file, name in self.places.items()}
+        self.region_wide = np.array([c.file not in self.places for c in chunks], dtype=bool)
+        self.sentences_lowered = [[s.lower() for s in sentences(c.text)] for c in chunks]
+        first_with_body: dict[str, int] = {}
+        self.same_as = [first_with_body.setdefault(c.body, n) for n, c in enumerate(chunks)]
 
     @property
     def cutoff(self) -> float | None:
@@ -131,31 +182,65 @@ class Retriever:
         return scores
 
     def vector_distances(self, question: str) -> tuple[np.ndarray, np.ndarray]:
-        """Per chunk: distance of its best sentence, and which unit that was."""
+        """Per chunk: distance of its best sentence, and which unit that was (-1: the question has no known words)."""
         n_chunks = len(self.index.chunks)
-        distances = np.full(n_chunks, 2.0)
+        distances = np.ones(n_chunks)
         best_unit = np.full(n_chunks, -1, dtype=np.int64)
-        if not question or not len(self.index.units):
+        vector = self.index.embedder.encode([question])[0] if question else None
+        if vector is None or not np.any(vector) or not len(self.index.units):
             return distances, best_unit
-        vector = self.index.embedder.encode([question])[0]
-        if not np.any(vector):  # nothing the model knows: every chunk is maximally far
-            return np.full(n_chunks, 1.0), best_unit
-        found = self.index.vectors.search(vector, min(VECTOR_CANDIDATES, len(self.index.units)), exact=True)
-        for key, distance in sorted(zip(found.keys.tolist(), found.distances.tolist()), key=lambda kd: -kd[1]):
-            chunk = self.unit_chunk[key]
-            distances[chunk] = distance
-            best_unit[chunk] = key
+        found = self.index.vectors.search(vector, len(self.index.units), exact=True)
+        keys, found_distances = found.keys.astype(np.int64), found.distances.astype(np.float64)
+        owners = self.unit_chunk[keys]
+        by_chunk_then_distance = np.lexsort((found_distances, owners))
+        sorted_owners = owners[by_chunk_then_distance]
+        firsts = by_chunk_then_distance[np.r_[True, sorted_owners[1:] != sorted_owners[:-1]]]
+        distances[owners[firsts]] = found_distances[firsts]
+        best_unit[owners[firsts]] = keys[firsts]
         return distances, best_unit
+
+    def bonuses(self, question: str) -> np.ndarray:
+        """REGION_BONUS and ASKED_VALUE_BONUS per chunk (see their docstrings)."""
+        bonus = np.zeros(len(self.index.chunks))
+        if not any(pattern.search(question) for pattern in self.place_patterns.values()):
+            bonus[self.region_wide] += REGION_BONUS
+        wanted = asked_values(question)
+        if wanted:
+            for n, lowered in enumerate(self.sentences_lowered):
+                if any(pattern.search(s) for s in lowered for pattern in wanted):
+                    bonus[n] += ASKED_VALUE_BONUS
+        return bonus
+
+    def fused_scores(self, question: str, distances: np.ndarray, keyword: np.ndarray) -> np.ndarray:
+        """VECTOR_WEIGHT * similarity scaled to 0..1 over all chunks + the rest * BM25 / best BM25 + bonuses."""
+        similarity = 1.0 - distances
+        spread = similarity.max() - similarity.min()
+        vector_part = (similarity - similarity.min()) / spread if spread > 0 else np.zeros_like(similarity)
+        keyword_part = keyword / keyword.max() if keyword.max() > 0 else keyword
+        return VECTOR_WEIGHT * vector_part + (1 - VECTOR_WEIGHT) * keyword_part + self.bonuses(question)
+
+    def ranking(self, question: str) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every chunk ordinal best first (repeated texts left out), with the arrays behind the order."""
+        distances, best_unit = self.vector_distances(question)
+        keyword = self.keyword_scores(question)
+        if best_unit.max(initial=-1) < 0 and not keyword.any():  # nothing in the question matched anything
+            return [], distances, keyword, np.zeros_like(keyword), best_unit
+        fused = self.fused_scores(question, distances, keyword)
+        order = sorted(range(len(fused)), key=lambda i: (-fused[i], distances[i], i))
+        texts_shown: set[int] = set()
+        ordered = []
+        for i in order:  # a text repeated word for word in several guides is shown once, at its best copy
+            if self.same_as[i] not in texts_shown:
+                texts_shown.add(self.same_as[i])
+                ordered.append(i)
+        return ordered, distances, keyword, fused, best_unit
 
     def retrieve(self, question: str, k: int = TOP_K) -> Retrieval:
         question = clean_question(question)
-        distances, best_unit = self.vector_distances(question)
-        keyword = self.keyword_scores(question)
-        vector_rank = ranks(distances, ascending=True)
-        keyword_rank = np.where(keyword > 0, ranks(keyword, ascending=False), len(keyword) * 10)
-        fused = 1.0 / (RRF_K + vector_rank) + 1.0 / (RRF_K + keyword_rank)
-        order = sorted(range(len(fused)), key=lambda i: (-fused[i], distances[i], i))[:k]
         cutoff = self.cutoff
+        if not question:
+            return Retrieval(question, [], Gate(None, cutoff, False))
+        order, distances, keyword, fused, best_unit = self.ranking(question)
         hits = [
             Hit(
                 rank=r + 1,
@@ -166,15 +251,7 @@ class Retriever:
                 matched_sentence=self.index.units[best_unit[i]].text if best_unit[i] >= 0 else "",
                 above_cutoff=cutoff is not None and float(distances[i]) > cutoff,
             )
-            for r, i in enumerate(order)
+            for r, i in enumerate(order[:k])
         ]
-        best = float(distances.min()) if len(distances) else 2.0
-        return Retrieval(question, hits, Gate(best, cutoff, bool(question) and (cutoff is None or best <= cutoff)))
-
-
-def ranks(values: np.ndarray, ascending: bool) -> np.ndarray:
-    """1-based rank of each value, ties broken by position."""
-    order = np.argsort(values if ascending else -values, kind="stable")
-    result = np.empty(len(values), dtype=np.float64)
-    result[order] = np.arange(1, len(values) + 1)
-    return result
+        best = float(distances.min())
+        return Retrieval(question, hits, Gate(best, cutoff, bool(hits) and (cutoff is None or best <= cutoff)))
