@@ -26,6 +26,7 @@ from guide_tui.retrieval import Hit, Retrieval, clean_question
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "llama3.2"
 MODEL_ENV = "GUIDE_TUI_OLLAMA_MODEL"
+TIMEOUT_ENV = "GUIDE_TUI_OLLAMA_TIMEOUT"  # seconds of silence allowed mid-answer (slow machines raise it)
 
 INSTRUCTIONS = f"""You answer questions about trips in one region, using ONLY the travel guide documents given below.
 
@@ -43,6 +44,15 @@ class Timeouts:
     connect: float = 2.0  # opening the connection; a local server answers in milliseconds
     read: float = 60.0  # silence between streamed lines; the first token includes loading the model on a small CPU
     probe: float = 1.5  # each request of the status probe
+
+    @classmethod
+    def from_env(cls) -> Timeouts:
+        """Defaults, with the read timeout from GUIDE_TUI_OLLAMA_TIMEOUT when it is a positive number."""
+        try:
+            read = float(os.environ.get(TIMEOUT_ENV, ""))
+        except ValueError:
+            return cls()
+        return cls(read=read) if read > 0 else cls()
 
 
 class OllamaUnavailable(Exception):
@@ -115,7 +125,7 @@ def generate(
     model: str | None = None,
     on_text: OnText | None = None,
     host: str | None = None,
-    timeouts: Timeouts = Timeouts(),
+    timeouts: Timeouts | None = None,
 ) -> GeneratedAnswer:
     """Stream the model's answer to on_text, then claim-check it.
 
@@ -126,7 +136,7 @@ def generate(
     if not hits:
         raise ValueError("generate needs at least one chunk within the cutoff; refuse before calling it")
     model = resolve_model(model)
-    text = stream_chat(build_prompt(retrieval, question), model, host, timeouts, on_text)
+    text = stream_chat(build_prompt(retrieval, question), model, host, timeouts or Timeouts.from_env(), on_text)
     check = check_claims(text, hits, embedder)
     if check.refused:
         return GeneratedAnswer(REFUSAL, True, model)

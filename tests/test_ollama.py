@@ -1,0 +1,202 @@
+"""The Ollama answerer against a real HTTP server speaking Ollama's protocol (tests/fake_ollama.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import socket
+
+import pytest
+from fake_ollama import FAITHFUL, INVENTED_SENTENCE, QUESTION, WRONG_CITATION_SENTENCE
+
+from guide_tui.answering import REFUSAL
+from guide_tui.chunking import sentences
+from guide_tui.ollama_answerer import (
+    DEFAULT_MODEL,
+    OllamaUnavailable,
+    Timeouts,
+    build_prompt,
+    format_prompt,
+    generate,
+    probe,
+    prompt_hits,
+)
+
+QUICK = Timeouts(connect=1.0, read=1.0)
+
+
+@pytest.fixture(scope="module")
+def pubs_retrieval(retriever):
+    return retriever.retrieve(QUESTION)
+
+
+def ask(retrieval, bundled_index, **kwargs):
+    """generate() with quick timeouts, returning (answer or error, streamed pieces)."""
+    pieces: list[str] = []
+    kwargs.setdefault("timeouts", QUICK)
+    try:
+        return generate(retrieval, QUESTION, bundled_index.embedder, on_text=pieces.append, **kwargs), pieces
+    except OllamaUnavailable as err:
+        return err, pieces
+
+
+def free_port() -> int:
+    """A port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_faithful_answer_streams_in_pieces_and_has_no_flags(fake_ollama, pubs_retrieval, bundled_index):
+    answer, pieces = ask(pubs_retrieval, bundled_index)
+    assert len(pieces) > 10
+    assert "".join(pieces).strip() == answer.text == FAITHFUL
+    assert not answer.refused
+    assert answer.unsupported == [] and answer.invented_citations == []
+    assert [c.chunk_id for c in answer.citations] == ["guide_kestrelford.md#2"]
+    kestrelford_eat = next(h.chunk for h in pubs_retrieval.hits if h.chunk.chunk_id == "guide_kestrelford.md#2")
+    assert all(c.quote in sentences(kestrelford_eat.text) for c in answer.citations)
+    assert answer.model == DEFAULT_MODEL
+
+
+def test_the_request_is_the_prompt_streamed_at_temperature_zero(fake_ollama, pubs_retrieval, bundled_index):
+    ask(pubs_retrieval, bundled_index)
+    (request,) = fake_ollama.requests
+    assert request["model"] == DEFAULT_MODEL and request["stream"] is True
+    assert request["options"]["temperature"] == 0
+    assert request["messages"] == build_prompt(pubs_retrieval, QUESTION)
+    assert format_prompt(request["messages"]) == format_prompt(build_prompt(pubs_retrieval, QUESTION))
+
+
+def test_invented_claim_is_the_only_unsupported_sentence(fake_ollama, pubs_retrieval, bundled_index):
+    fake_ollama.scenario = "invented_claim"
+    answer, _ = ask(pubs_retrieval, bundled_index)
+    assert answer.unsupported == [INVENTED_SENTENCE]
+    assert answer.invented_citations == []
+    assert [c.chunk_id for c in answer.citations] == ["guide_kestrelford.md#2"]
+
+
+def test_citing_a_file_that_was_not_retrieved_is_flagged(fake_ollama, pubs_retrieval, bundled_index):
+    assert "guide_marchwood.md" not in {h.chunk.file for h in prompt_hits(pubs_retrieval)}
+    fake_ollama.scenario = "wrong_citation"
+    answer, _ = ask(pubs_retrieval, bundled_index)
+    assert answer.invented_citations == ["guide_marchwood.md"]
+    assert answer.unsupported == [WRONG_CITATION_SENTENCE]
+    assert answer.citations == []
+
+
+def test_refusal_with_a_citation_is_a_refusal_with_no_source(fake_ollama, pubs_retrieval, bundled_index):
+    fake_ollama.scenario = "refusal_with_citation"
+    answer, pieces = ask(pubs_retrieval, bundled_index)
+    assert "guide_kestrelford.md" in "".join(pieces)
+    assert answer.refused and answer.text == REFUSAL
+    assert answer.citations == [] and answer.unsupported == [] and answer.invented_citations == []
+
+
+@pytest.mark.parametrize(
+    ("scenario", "reason", "partial"),
+    [
+        ("disconnect", "Ollama stopped mid-answer", True),
+        ("stall", "Ollama timed out after 1 s", True),
+        ("hang", "Ollama timed out after 1 s", False),
+        ("garbage", "Ollama sent a reply that is not its protocol", True),
+        ("server_error", "Ollama error 500: llama runner process has terminated: signal: killed", False),
+    ],
+)
+def test_broken_server_raises_unavailable_with_a_clear_reason(fake_ollama, pubs_retrieval, bundled_index, scenario, reason, partial):
+    fake_ollama.scenario = scenario
+    error, pieces = ask(pubs_retrieval, bundled_index)
+    assert isinstance(error, OllamaUnavailable)
+    assert error.reason == str(error) == reason
+    assert bool(pieces) is partial  # partial text was streamed, and still no answer came back
+
+
+def test_unknown_model_names_the_pull_command(fake_ollama, pubs_retrieval, bundled_index):
+    error, _ = ask(pubs_retrieval, bundled_index, model="qwen2.5:0.5b")
+    assert isinstance(error, OllamaUnavailable)
+    assert error.reason == "Ollama has no model 'qwen2.5:0.5b' (ollama pull qwen2.5:0.5b)"
+
+
+def test_model_comes_from_the_environment_unless_given(fake_ollama, pubs_retrieval, bundled_index, monkeypatch):
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_MODEL", "mistral")
+    error, _ = ask(pubs_retrieval, bundled_index)
+    assert error.reason == "Ollama has no model 'mistral' (ollama pull mistral)"
+    answer, _ = ask(pubs_retrieval, bundled_index, model="llama3.2")
+    assert answer.text == FAITHFUL
+
+
+def test_nothing_listening_is_not_reachable(pubs_retrieval, bundled_index, monkeypatch):
+    url = f"http://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("OLLAMA_HOST", url)
+    error, pieces = ask(pubs_retrieval, bundled_index)
+    assert isinstance(error, OllamaUnavailable)
+    assert error.reason == f"Ollama not reachable at {url}"
+    assert pieces == []
+
+
+def test_unusable_ollama_host_is_a_clear_reason(pubs_retrieval, bundled_index, monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", "http://[::1")
+    error, _ = ask(pubs_retrieval, bundled_index)
+    assert isinstance(error, OllamaUnavailable)
+    assert error.reason.startswith("Ollama address 'http://[::1' is not usable")
+
+
+def test_read_timeout_comes_from_the_environment(monkeypatch):
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", "1.5")
+    assert Timeouts.from_env().read == 1.5
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", "soon")
+    assert Timeouts.from_env() == Timeouts()
+    monkeypatch.delenv("GUIDE_TUI_OLLAMA_TIMEOUT")
+    assert Timeouts.from_env().read == Timeouts().read
+
+
+def test_hang_through_the_environment_timeout(fake_ollama, pubs_retrieval, bundled_index, monkeypatch):
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", "1")
+    fake_ollama.scenario = "hang"
+    error, _ = ask(pubs_retrieval, bundled_index, timeouts=None)
+    assert error.reason == "Ollama timed out after 1 s"
+
+
+def test_probe_reports_server_and_model(fake_ollama):
+    status = probe()
+    assert status.reachable and status.model_available
+    assert status.detail == f"Ollama 0.9.0 at {fake_ollama.url}, model llama3.2"
+    missing = probe(model="mistral")
+    assert missing.reachable and not missing.model_available
+    assert missing.detail == "Ollama has no model 'mistral' (ollama pull mistral)"
+
+
+def test_probe_never_raises_when_ollama_is_absent():
+    url = f"http://127.0.0.1:{free_port()}"
+    status = probe(host=url)
+    assert not status.reachable and not status.model_available
+    assert status.detail == f"Ollama not reachable at {url}"
+    assert not probe(host="http://[::1").reachable
+
+
+def test_prompt_labels_every_chunk_and_states_the_rules(pubs_retrieval):
+    messages = build_prompt(pubs_retrieval, QUESTION)
+    shown = format_prompt(messages)
+    for hit in prompt_hits(pubs_retrieval):
+        assert f'[{hit.chunk.file}], section "{hit.chunk.section}"' in shown
+        assert hit.chunk.text.strip() in shown
+    assert f"reply exactly with: {REFUSAL}" in shown
+    assert "like [guide_kestrelford.md]" in shown
+    assert '"serves food seven days a week" does not mean a meal is available on a Sunday evening' in shown
+    assert messages[-1]["content"].endswith(f"Question: {QUESTION}")
+
+
+def test_chunks_beyond_the_cutoff_stay_out_of_the_prompt(pubs_retrieval, bundled_index):
+    far = pubs_retrieval.hits[-1]
+    cut = dataclasses.replace(
+        pubs_retrieval, hits=[dataclasses.replace(h, above_cutoff=h is far) for h in pubs_retrieval.hits]
+    )
+    assert far not in prompt_hits(cut)
+    assert f"section \"{far.chunk.section}\" ===\n{far.chunk.text.strip()}" not in format_prompt(build_prompt(cut, QUESTION))
+    nothing = dataclasses.replace(pubs_retrieval, hits=[dataclasses.replace(h, above_cutoff=True) for h in pubs_retrieval.hits])
+    with pytest.raises(ValueError):
+        generate(nothing, QUESTION, bundled_index.embedder)
+
+
+def test_question_control_characters_never_reach_the_prompt(pubs_retrieval):
+    messages = build_prompt(pubs_retrieval, "When do the pubs\x1b[31m serve\x00 food?")
+    assert messages[-1]["content"].endswith("Question: When do the pubs [31m serve food?")
