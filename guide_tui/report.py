@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -22,35 +23,52 @@ def open_retriever(index_dir: Path) -> Retriever:
 
 
 def retrieval_table(retrieval: Retrieval) -> Table:
-    """The top-5 table; the cutoff row sits where the distances cross it."""
+    """The top-5 table, ordered by the fused score. Every chunk whose distance is beyond the cutoff
+    is dimmed and marked; the cutoff row is drawn where the distances cross it for good (when the
+    fused order puts a closer chunk below a farther one, the marks alone tell them apart). Chunk
+    ids never wrap (they are what you copy); section names wrap on narrow terminals."""
     gate = retrieval.gate
     cutoff = "none" if gate.cutoff is None else f"{gate.cutoff:.4f}"
     verdict = "passed" if gate.passed else "refused"
-    table = Table(title=Text(retrieval.question or "(empty question)"), caption=f"gate {verdict}: best distance {gate.best_distance:.4f}, cutoff {cutoff}")
-    for name, justify in (
-        ("#", "right"),
-        ("chunk", "left"),
-        ("section", "left"),
-        ("best-sentence distance", "right"),
-        ("keyword BM25", "right"),
-        ("fused (RRF)", "right"),
-    ):
-        table.add_column(name, justify=justify)
-    cutoff_drawn = False
-    for hit in sorted(retrieval.hits, key=lambda h: h.rank):
-        if hit.above_cutoff and not cutoff_drawn:
-            table.add_row("", Text(f"── cutoff {cutoff} ──", style="bold red"), "", "", "", "")
-            cutoff_drawn = True
+    best = "none" if gate.best_distance is None else f"{gate.best_distance:.4f}"
+    table = Table(
+        title=Text(retrieval.question or "(empty question)"),
+        caption=f"gate {verdict}: best distance {best}, cutoff {cutoff}; ✗ dimmed = beyond the cutoff",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("chunk", no_wrap=True, min_width=max([len(h.chunk.chunk_id) for h in retrieval.hits] or [5]))
+    table.add_column("section", overflow="fold", ratio=1)
+    table.add_column("distance\n(best\nsentence)", justify="right", no_wrap=True)
+    table.add_column("keyword\nBM25", justify="right", no_wrap=True)
+    table.add_column("fused", justify="right", no_wrap=True)
+    hits = sorted(retrieval.hits, key=lambda h: h.rank)
+    crossing = next((n for n in range(len(hits)) if all(h.above_cutoff for h in hits[n:])), None)
+    for n, hit in enumerate(hits):
+        if n == crossing:
+            table.add_row("", Text(f"── cutoff {cutoff} ──", style="bold red"), "", Text(f"> {cutoff}", style="bold red"), "", "")
         table.add_row(
             str(hit.rank),
             Text(hit.chunk.chunk_id),
             Text(hit.chunk.section),
-            f"{hit.vector_distance:.4f}",
-            f"{hit.keyword_score:.3f}",
+            f"{hit.vector_distance:.4f}{' ✗' if hit.above_cutoff else '  '}",
+            f"{hit.keyword_score:.4f}",
             f"{hit.fused_score:.4f}",
             style="dim" if hit.above_cutoff else None,
         )
     return table
+
+
+def no_hits_message(retrieval: Retrieval) -> str | None:
+    """Why there is no table to show, or None when there is one."""
+    if not retrieval.question:
+        return "empty question: nothing to look up (ask something about the guides)"
+    if not retrieval.hits:
+        return f"{retrieval.question!r}: no word of it matches anything in the guides; refused"
+    return None
 
 
 def print_retrievals(index_dir: Path, questions: list[str], as_json: bool) -> int:
@@ -60,6 +78,8 @@ def print_retrievals(index_dir: Path, questions: list[str], as_json: bool) -> in
         retrieval = retriever.retrieve(question)
         if as_json:
             print(json.dumps(retrieval.to_json(), ensure_ascii=False), flush=True)
+        elif no_hits_message(retrieval):
+            console.print(Text(no_hits_message(retrieval)))
         else:
             console.print(retrieval_table(retrieval))
     return 0
