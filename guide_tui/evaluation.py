@@ -418,6 +418,10 @@ def evaluate(
     }
     targets, warnings = check_targets(question_set.targets, overall)
     settings = describe_settings(index, questions_path, question_set, runs, generator, model, now, outcomes, seconds, command)
+    fell_back = sum(settings["fallbacks"].values())
+    if fell_back:
+        reasons = "; ".join(settings["fallbacks"])
+        warnings.append(f"{fell_back} of {len(outcomes)} answers fell back to the extractive answerer ({reasons})")
     settings["warnings"] = warnings
     return Evaluation(settings, per_run, overall, splits, targets, outcomes)
 

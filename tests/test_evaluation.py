@@ -90,11 +90,12 @@ def test_impossible_target_exits_one_and_says_which(tmp_path, capsys):
 
 
 def test_wrong_label_is_listed_with_what_came_back(tmp_path, capsys):
-    run(tmp_path, "--questions", str(questions_file(tmp_path, "q.toml", "", bakery_chunks=WRONG)))
+    run(tmp_path, "--questions", str(questions_file(tmp_path, "q.toml", "", bakery_chunks=WRONG)), "--runs", "2")
     report = report_text(tmp_path)
+    assert "| 2 | 0.500 | 1 | 2 |" in report  # rank-1 per run: the wrong label misses in both
     rank1_section = report.split("### expected chunk ranked first", 1)[1].split("###", 1)[0]
     miss = next(line for line in rank1_section.splitlines() if line.startswith("- `bakery`"))
-    assert "expected guide_walking.md#0" in miss
+    assert "(runs 1, 2)" in miss and "expected guide_walking.md#0" in miss
     assert "top 5: guide_kestrelford.md#2" in miss  # what retrieval really put first
     assert "- `tower`" not in rank1_section
 
