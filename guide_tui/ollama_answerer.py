@@ -11,6 +11,7 @@ between two streamed lines, including the wait for the first token).
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -28,7 +29,7 @@ DEFAULT_MODEL = "llama3.2"
 MODEL_ENV = "GUIDE_TUI_OLLAMA_MODEL"
 TIMEOUT_ENV = "GUIDE_TUI_OLLAMA_TIMEOUT"  # seconds of silence allowed mid-answer (slow machines raise it)
 
-INSTRUCTIONS = f"""You answer questions about trips in one region, using ONLY the travel guide documents given below.
+INSTRUCTIONS = f"""You answer questions about trips in one region, using ONLY the travel guide documents you are given.
 
 Rules:
 - Use only what the documents state. Do not use outside knowledge.
@@ -52,7 +53,7 @@ class Timeouts:
             read = float(os.environ.get(TIMEOUT_ENV, ""))
         except ValueError:
             return cls()
-        return cls(read=read) if read > 0 else cls()
+        return cls(read=read) if 0 < read < math.inf else cls()
 
 
 class OllamaUnavailable(Exception):
