@@ -1,0 +1,653 @@
+"""The Textual app: ask, watch the top-5 chunks and the cutoff arrive, then the answer and its sources.
+
+Widgets only show things. The work (loading the index, retrieval, answering,
+probing Ollama) runs in thread workers and comes back through call_from_thread,
+so a slow or dead Ollama never freezes the screen or delays the first paint.
+Every piece of text from a guide, a question or a model is shown literally
+(Content / rich Text, never markup) after `printable` has removed control codes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.text import Text
+from textual import command, on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from guide_tui.answering import REFUSAL, Answer
+from guide_tui.indexes import BUNDLED_INDEX, IndexLoadError, LoadedIndex, load_index
+from guide_tui.questions import Question, load_questions
+from guide_tui.retrieval import MAX_QUESTION_CHARS, Hit, Retrieval, Retriever, clean_question
+
+EXIT_AFTER_ENV = "GUIDE_TUI_EXIT_AFTER"  # "paint" or "ready": exit once there, for the start-up benchmark
+QUESTION_SHOWN_CHARS = 300  # a huge question is shown shortened in the answer panel
+
+
+def printable(text: str) -> str:
+    """Text as plain characters: escapes and control codes never reach the terminal (newlines stay)."""
+    return "".join(ch if ch.isprintable() or ch == "\n" else " " for ch in text)
+
+
+def literal(text: str, style: str = "") -> Content:
+    return Content.styled(printable(text), style)
+
+
+# ---------------------------------------------------------------- adapters to the answerers
+
+
+def answer_with(retriever: Retriever, retrieval: Retrieval, generator: str, model: str | None, on_text) -> Answer:
+    """The one call into answering (kept here so the widgets never see an answerer)."""
+    from guide_tui.answering import answer_question
+
+    return answer_question(retriever, retrieval.question, generator=generator, model=model, on_text=on_text)
+
+
+@dataclass(frozen=True)
+class OllamaState:
+    """What the status line says about Ollama."""
+
+    checked: bool
+    usable: bool = False
+    detail: str = ""
+
+
+def probe_ollama(generator: str, model: str | None) -> OllamaState:
+    if generator == "extractive":
+        return OllamaState(True, False, "not used")
+    from guide_tui.ollama_answerer import probe, resolve_model
+
+    status = probe(model=model)
+    if status.reachable and status.model_available:
+        return OllamaState(True, True, f"connected, model {resolve_model(model)}")
+    return OllamaState(True, False, status.detail)
+
+
+# ---------------------------------------------------------------- eval stepping
+
+
+@dataclass(frozen=True)
+class EvalOutcome:
+    """How one labelled question came back: hit or miss at a glance."""
+
+    question: Question
+    expected_rank: int | None  # rank of the best expected chunk in the top 5
+    phrase_found: bool
+    refused: bool
+
+    @property
+    def rank1(self) -> bool:
+        return self.expected_rank == 1
+
+    @property
+    def refusal_correct(self) -> bool:
+        return self.refused != self.question.in_corpus
+
+
+def judge(question: Question, answer: Answer) -> EvalOutcome:
+    ranks = [hit.rank for hit in answer.retrieval.hits if question.expected_chunks and hit.chunk.chunk_id == question.expected_chunks[0]]
+    phrase = bool(question.expected_phrase) and not answer.refused and question.expected_phrase.lower() in answer.text.lower()
+    return EvalOutcome(question, ranks[0] if ranks else None, phrase, answer.refused)
+
+
+@dataclass
+class EvalSession:
+    questions: list[Question]
+    position: int = -1  # -1: not started
+    outcomes: dict[str, EvalOutcome] = field(default_factory=dict)  # by question id; a re-run replaces
+
+    @property
+    def current(self) -> Question | None:
+        return self.questions[self.position] if 0 <= self.position < len(self.questions) else None
+
+    def tally(self) -> str:
+        answerable = [o for o in self.outcomes.values() if o.question.in_corpus]
+        unanswerable = [o for o in self.outcomes.values() if not o.question.in_corpus]
+        return (
+            f"eval {self.position + 1}/{len(self.questions)} · rank-1 hits {sum(o.rank1 for o in answerable)}/{len(answerable)}"
+            f" · phrase hits {sum(o.phrase_found for o in answerable)}/{len(answerable)}"
+            f" · refusals correct {sum(o.refusal_correct for o in unanswerable)}/{len(unanswerable)}"
+        )
+
+
+# ---------------------------------------------------------------- widgets
+
+
+class HitsTable(DataTable):
+    """The top-5 chunks with every number behind their order; the cutoff is a row where the distances cross it."""
+
+    COLUMNS = ("#", "source: file § section", "best-sentence distance", "keyword BM25", "fused (RRF)")
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(cursor_type="row", **kwargs)
+        self.hits: dict[str, Hit] = {}
+
+    def on_mount(self) -> None:
+        for label in self.COLUMNS:
+            self.add_column(Text(label), key=label)
+
+    def show(self, retrieval: Retrieval, expected: tuple[str, ...] = ()) -> None:
+        self.clear()
+        self.hits = {}
+        cutoff = retrieval.gate.cutoff
+        cutoff_drawn = cutoff is None
+        for hit in retrieval.hits:
+            if hit.above_cutoff and not cutoff_drawn:
+                self.add_cutoff_row(cutoff)
+                cutoff_drawn = True
+            self.add_hit_row(hit, expected)
+        if not cutoff_drawn:
+            self.add_cutoff_row(cutoff)
+
+    def add_cutoff_row(self, cutoff: float) -> None:
+        style = "bold red"
+        self.add_row(Text(""), Text(f"── cutoff {cutoff:.4f} ──", style=style), Text(f"{cutoff:.4f}", style=style), Text(""), Text(""), key="cutoff")
+
+    def add_hit_row(self, hit: Hit, expected: tuple[str, ...]) -> None:
+        style = "dim" if hit.above_cutoff else ""
+        source = Text(printable(f"{hit.chunk.chunk_id} § {hit.chunk.section}"), style=style)
+        if hit.chunk.chunk_id in expected:
+            source.append(" ◆ expected", style="bold green")
+        key = f"hit-{hit.rank}"
+        self.hits[key] = hit
+        self.add_row(
+            Text(str(hit.rank), style=style),
+            source,
+            Text(f"{hit.vector_distance:.4f}", style=style),
+            Text(f"{hit.keyword_score:.3f}", style=style),
+            Text(f"{hit.fused_score:.4f}", style=style),
+            key=key,
+        )
+
+    def hit_at_cursor(self) -> Hit | None:
+        if not self.row_count:
+            return None
+        row_key, _ = self.coordinate_to_cell_key(self.cursor_coordinate)
+        return self.hits.get(row_key.value)
+
+
+class AnswerPanel(VerticalScroll):
+    """The question, the answer as it streams, then its sources (or the refusal and why)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="answer-text")
+
+    def on_mount(self) -> None:
+        self.streamed = ""
+        self.heading = Content("")
+        self.show(literal("Ask a question about the guides, or press F4 to step through the labelled questions.", "italic"))
+
+    def show(self, content: Content) -> None:
+        self.query_one("#answer-text", Static).update(content)
+
+    def begin(self, question: str) -> None:
+        shown = question if len(question) <= QUESTION_SHOWN_CHARS else question[:QUESTION_SHOWN_CHARS] + "…"
+        self.heading = Content.assemble(("Question: ", "bold"), literal(shown, "bold"), "\n\n")
+        self.streamed = ""
+        self.show(self.heading + literal("Retrieving…", "italic"))
+
+    def waiting(self, label: str) -> None:
+        self.show(self.heading + literal(f"Answering ({label})…", "italic"))
+
+    def add_text(self, piece: str) -> None:
+        self.streamed += piece
+        self.show(self.heading + literal(self.streamed))
+        self.scroll_end(animate=False)
+
+    def finish(self, answer: Answer) -> None:
+        self.show(self.heading + answer_content(answer))
+
+
+def answer_content(answer: Answer) -> Content:
+    if answer.refused:
+        parts: list = [("REFUSED", "bold reverse $error"), " ", literal(refusal_reason(answer)), "\n\n", literal(REFUSAL, "bold"), "\n\n", ("No sources.", "italic")]
+    else:
+        parts = [marked_answer(answer.text, answer.unsupported), "\n"]
+        if answer.unsupported:
+            count = len(answer.unsupported)
+            parts += ["\n", (f"⚠ {count} sentence{'s' * (count != 1)} not supported by the retrieved guides (marked)", "bold $error"), "\n"]
+        parts += ["\n", ("Sources", "bold underline"), "\n"]
+        for citation in answer.citations:
+            parts += ["• ", literal(f"{citation.file} § {citation.section}", "bold"), "\n  ", literal(f"“{citation.quote}”", "italic"), "\n"]
+        if not answer.citations:
+            parts += [("none", "italic"), "\n"]
+    parts += ["\n", literal(f"answered by {answer.generator}", "dim")]
+    if answer.fallback_reason:
+        parts += ["\n", literal(f"fallback: {answer.fallback_reason}", "$text-warning")]
+    return Content.assemble(*parts)
+
+
+def refusal_reason(answer: Answer) -> str:
+    gate = answer.retrieval.gate
+    reasons = {
+        "gate": f"gate: the best-sentence distance {gate.best_distance:.4f} is over the cutoff "
+        + ("(none)" if gate.cutoff is None else f"{gate.cutoff:.4f}"),
+        "answerability": "answerability: the retrieved chunks are close, but none of them answers this question"
+        + (f" ({answer.refusal_detail})" if answer.refusal_detail else ""),
+        "model": "model refused: the model found no answer in the retrieved chunks",
+        "empty question": "empty question: nothing to search for",
+    }
+    return reasons.get(answer.refusal_reason or "", answer.refusal_reason or "refused")
+
+
+def marked_answer(text: str, unsupported: list[str]) -> Content:
+    """The answer with each sentence the claim check could not support flagged and underlined."""
+    spans = []
+    for sentence in unsupported:
+        start = text.find(sentence)
+        if start >= 0 and sentence:
+            spans.append((start, start + len(sentence)))
+    parts, position = [], 0
+    for start, end in sorted(spans):
+        if start < position:
+            continue
+        parts += [literal(text[position:start]), ("⚠ ", "bold $error"), literal(text[start:end], "underline $error")]
+        position = end
+    parts.append(literal(text[position:]))
+    return Content.assemble(*parts)
+
+
+def sentence_pattern(sentence: str) -> re.Pattern | None:
+    """The matched sentence as it sits in the chunk text: its words with any whitespace between."""
+    words = sentence.split()
+    return re.compile(r"\s+".join(map(re.escape, words))) if words else None
+
+
+def chunk_detail(hit: Hit) -> Content:
+    chunk = hit.chunk
+    header = Content.assemble(
+        literal(f"{chunk.chunk_id}", "bold"),
+        literal(f" · {chunk.section} · rank {hit.rank} · best-sentence distance {hit.vector_distance:.4f}\n"),
+        ("best-matching sentence highlighted", "italic dim"),
+        "\n\n",
+    )
+    text = chunk.text
+    pattern = sentence_pattern(hit.matched_sentence)
+    found = pattern.search(text) if pattern else None
+    if not found:
+        return header + literal(text)
+    return header + Content.assemble(
+        literal(text[: found.start()]), literal(text[found.start() : found.end()], "bold reverse $accent"), literal(text[found.end() :])
+    )
+
+
+class DetailPane(VerticalScroll):
+    """One chunk's full text, without leaving the screen."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(literal("Select a row in the table to read its chunk.", "italic"), id="detail-text")
+
+    def show_hit(self, hit: Hit) -> None:
+        self.query_one("#detail-text", Static).update(chunk_detail(hit))
+        self.scroll_home(animate=False)
+
+
+def eval_content(session: EvalSession, outcome: EvalOutcome | None) -> Content:
+    question = session.current
+    if question is None:
+        return Content("")
+    head = literal(f"{question.id} ({question.kind.replace('_', ' ')}, {question.split})", "bold")
+    if outcome is None:
+        verdict = literal("running…", "italic")
+    elif question.in_corpus:
+        rank = "not in the top 5" if outcome.expected_rank is None else f"rank {outcome.expected_rank}"
+        verdict = Content.assemble(
+            "expected chunk ", literal(question.expected_chunks[0], "bold"), f" → {rank} ", mark(outcome.rank1),
+            " · expected phrase ", literal(f"“{question.expected_phrase}”", "bold"), " → ",
+            "in the answer " if outcome.phrase_found else "not in the answer ", mark(outcome.phrase_found),
+        )  # fmt: skip
+    else:
+        verdict = Content.assemble(
+            "expected: a refusal → ", "refused " if outcome.refused else "answered ", mark(outcome.refusal_correct)
+        )
+    return Content.assemble(head, "\n", verdict, "\n", (session.tally(), "bold"))
+
+
+def mark(ok: bool) -> Content:
+    return Content.styled("✓ hit", "bold $success") if ok else Content.styled("✗ miss", "bold $error")
+
+
+# ---------------------------------------------------------------- screens
+
+
+class IndexErrorScreen(Screen):
+    """The index cannot be used: say why and what fixes it; the app stays up."""
+
+    BINDINGS = [Binding("q", "app.quit", "Quit")]
+
+    def __init__(self, error: IndexLoadError, index_dir: Path) -> None:
+        super().__init__()
+        self.error = error
+        self.index_dir = index_dir
+
+    def compose(self) -> ComposeResult:
+        problem, _, fix = str(self.error).partition("; ")
+        body = Content.assemble(
+            ("The index cannot be opened", "bold $error"), "\n\n", literal(problem), "\n\n",
+            ("How to fix it", "bold"), "\n", literal(fix or "rebuild the index: guide-tui index --out DIR"), "\n\n",
+            literal("Or open the bundled index: guide-tui (no --index). Press q to quit.", "italic"),
+        )  # fmt: skip
+        yield Static(body, id="error-text")
+        yield Footer()
+
+
+class GuideCommands(command.Provider):
+    """The app's own actions in the command palette (Ctrl+P): the same list as the footer's bindings."""
+
+    def app_commands(self) -> list[tuple[str, str]]:
+        return [(binding.description, binding.action) for binding in GuideApp.BINDINGS if binding.action != "quit"]
+
+    async def discover(self) -> command.Hits:
+        for title, action in self.app_commands():
+            yield command.DiscoveryHit(title, self.runner(action), help=action_help(action))
+
+    async def search(self, query: str) -> command.Hits:
+        matcher = self.matcher(query)
+        for title, action in self.app_commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield command.Hit(score, matcher.highlight(title), self.runner(action), help=action_help(action))
+
+    def runner(self, action: str):
+        async def run() -> None:
+            await self.app.run_action(action)
+
+        return run
+
+
+def action_help(action: str) -> str:
+    return (getattr(GuideApp, f"action_{action}").__doc__ or "").strip()
+
+
+class GuideApp(App):
+    CSS_PATH = "app.tcss"
+    TITLE = "guide-tui"
+    COMMANDS = App.COMMANDS | {GuideCommands}
+    BINDINGS = [
+        Binding("f2", "first_question", "First eval q"),
+        Binding("f3", "previous_question", "Prev eval q"),
+        Binding("f4", "next_question", "Next eval q"),
+        Binding("f5", "rerun", "Re-run"),
+        Binding("f6", "toggle_detail", "Chunk detail"),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+    ]
+
+    def __init__(
+        self,
+        index_dir: Path | None = None,
+        generator: str = "auto",
+        model: str | None = None,
+        questions: list[Question] | None = None,
+        built_label: str | None = None,
+        retriever: Retriever | None = None,
+    ) -> None:
+        """Tests may pass a loaded retriever (no load at start), fewer questions, and a fixed built_label
+        in place of the index's build time (the status line stays the same run to run)."""
+        super().__init__()
+        self.index_dir = Path(index_dir or (retriever.index.folder if retriever else BUNDLED_INDEX))
+        self.generator = generator
+        self.model = model
+        self.built_label = built_label
+        self.questions = questions
+        self.index: LoadedIndex | None = None
+        self.retriever: Retriever | None = None
+        self.preloaded = retriever
+        self.ollama = OllamaState(False)
+        self.pending_question: str | None = None
+        self.index_error: IndexLoadError | None = None
+        self.run_id = 0
+        self.eval: EvalSession | None = None
+        self.exit_after = os.environ.get(EXIT_AFTER_ENV, "")
+
+    # ------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="Ask about the region: opening times, prices, buses, walks…", id="question")
+        yield Static(id="message")
+        yield HitsTable(id="hits")
+        yield Static(id="eval")
+        with Horizontal(id="main"):
+            yield AnswerPanel(id="answer")
+            yield DetailPane(id="detail")
+        yield Static(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#hits", HitsTable).border_title = "top 5 chunks"
+        self.query_one("#answer", AnswerPanel).border_title = "answer"
+        self.query_one("#detail", DetailPane).border_title = "chunk"
+        self.query_one("#question", Input).focus()
+        self.refresh_status()
+        if self.preloaded is not None:
+            self.index_ready(self.preloaded.index, self.preloaded)
+        else:
+            self.load_index_worker()
+        self.probe_worker()
+        if self.exit_after == "paint":
+            self.call_after_refresh(self.exit)
+
+    # ------------------------------------------------------------ start-up workers
+
+    @work(thread=True, group="startup")
+    def load_index_worker(self) -> None:
+        try:
+            index = load_index(self.index_dir)
+        except IndexLoadError as err:
+            self.call_from_thread(self.index_failed, err)
+            return
+        retriever = Retriever(index)
+        self.call_from_thread(self.index_ready, index, retriever)
+
+    def index_failed(self, err: IndexLoadError) -> None:
+        self.index_error = err
+        self.push_screen(IndexErrorScreen(err, self.index_dir))
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """Without an index only quitting makes sense: the other keys leave the footer."""
+        return action == "quit" or self.index_error is None
+
+    def index_ready(self, index: LoadedIndex, retriever: Retriever) -> None:
+        self.index, self.retriever = index, retriever
+        self.refresh_status()
+        if index.notes:
+            self.say("note: " + " · ".join(index.notes), "warning")
+        if self.pending_question is not None:
+            question, self.pending_question = self.pending_question, None
+            self.ask(question)
+        if self.exit_after == "ready":
+            self.call_after_refresh(self.exit)
+
+    @work(thread=True, group="startup")
+    def probe_worker(self) -> None:
+        state = probe_ollama(self.generator, self.model)
+        self.call_from_thread(self.ollama_probed, state)
+
+    def ollama_probed(self, state: OllamaState) -> None:
+        self.ollama = state
+        self.refresh_status()
+
+    # ------------------------------------------------------------ status and messages
+
+    def say(self, message: str, kind: str = "info") -> None:
+        widget = self.query_one("#message", Static)
+        widget.set_classes(kind)
+        widget.update(literal(message))
+
+    def refresh_status(self) -> None:
+        self.query_one("#status", Static).update(status_content(self))
+
+    # ------------------------------------------------------------ asking
+
+    @on(Input.Submitted, "#question")
+    def question_submitted(self, event: Input.Submitted) -> None:
+        self.ask(event.value)
+
+    def ask(self, text: str) -> None:
+        """Run one question: the table fills as soon as retrieval is done, then the answer streams in."""
+        if not text.strip():
+            self.say("Type a question first: an empty question is not searched.", "warning")
+            return
+        if self.retriever is None:
+            self.pending_question = text
+            self.say("Loading the index… the question runs as soon as it is ready.")
+            return
+        question = clean_question(text)
+        shortened = len(" ".join(text.split())) > MAX_QUESTION_CHARS
+        self.say(f"Question shortened to its first {MAX_QUESTION_CHARS} characters for retrieval." if shortened else "")
+        self.run_id += 1
+        self.query_one("#answer", AnswerPanel).begin(question)
+        self.refresh_eval(None)
+        self.answer_worker(question, self.run_id)
+
+    @work(thread=True, exclusive=True, group="answer")
+    def answer_worker(self, question: str, run_id: int) -> None:
+        retriever = self.retriever
+        retrieval = retriever.retrieve(question)
+        self.call_from_thread(self.show_retrieval, run_id, retrieval)
+        try:
+            answer = answer_with(retriever, retrieval, self.generator, self.model, lambda piece: self.call_from_thread(self.show_piece, run_id, piece))
+        except Exception as err:  # an answerer failure must not take the screen down: say it instead
+            self.call_from_thread(self.answer_failed, run_id, err)
+            return
+        self.call_from_thread(self.show_answer, run_id, answer)
+
+    def show_retrieval(self, run_id: int, retrieval: Retrieval) -> None:
+        if run_id != self.run_id:
+            return
+        table = self.query_one("#hits", HitsTable)
+        question = self.eval_question_for(retrieval.question)
+        table.show(retrieval, question.expected_chunks if question else ())
+        table.move_cursor(row=0)
+        self.update_detail()
+        self.query_one("#answer", AnswerPanel).waiting(self.answerer_label())
+
+    def show_piece(self, run_id: int, piece: str) -> None:
+        if run_id == self.run_id:
+            self.query_one("#answer", AnswerPanel).add_text(piece)
+
+    def show_answer(self, run_id: int, answer: Answer) -> None:
+        if run_id != self.run_id:
+            return
+        self.query_one("#answer", AnswerPanel).finish(answer)
+        question = self.eval_question_for(answer.retrieval.question)
+        if question is not None:
+            outcome = judge(question, answer)
+            self.eval.outcomes[question.id] = outcome
+            self.refresh_eval(outcome)
+
+    def answer_failed(self, run_id: int, err: Exception) -> None:
+        if run_id == self.run_id:
+            self.say(f"the answer failed: {err}", "error")
+            self.query_one("#answer", AnswerPanel).show(literal(f"No answer: {err}"))
+
+    def answerer_label(self) -> str:
+        if self.generator == "extractive" or (self.ollama.checked and not self.ollama.usable):
+            return "extractive"
+        return f"{self.generator}"
+
+    # ------------------------------------------------------------ eval stepping
+
+    def eval_question_for(self, question: str) -> Question | None:
+        """The current eval question, when the question asked is its text (typed questions are not scored)."""
+        current = self.eval.current if self.eval else None
+        return current if current is not None and clean_question(current.text) == question else None
+
+    def step_eval(self, position: int) -> None:
+        if self.eval is None:
+            self.eval = EvalSession(self.questions if self.questions is not None else load_questions().questions)
+            self.query_one("#eval").add_class("-active")
+        if not self.eval.questions:
+            self.say("There are no labelled questions to step through.", "warning")
+            return
+        self.eval.position = max(0, min(position, len(self.eval.questions) - 1))
+        question = self.eval.current
+        field = self.query_one("#question", Input)
+        field.value = question.text
+        self.ask(question.text)
+
+    def refresh_eval(self, outcome: EvalOutcome | None) -> None:
+        if self.eval is not None:
+            self.query_one("#eval", Static).update(eval_content(self.eval, outcome))
+
+    def action_first_question(self) -> None:
+        """Jump to the first labelled question."""
+        self.step_eval(0)
+
+    def action_next_question(self) -> None:
+        """Step to the next labelled question (starts eval stepping)."""
+        self.step_eval(self.eval.position + 1 if self.eval else 0)
+
+    def action_previous_question(self) -> None:
+        """Step back to the previous labelled question."""
+        self.step_eval(self.eval.position - 1 if self.eval else 0)
+
+    def action_rerun(self) -> None:
+        """Ask the question in the input again."""
+        self.ask(self.query_one("#question", Input).value)
+
+    # ------------------------------------------------------------ chunk detail
+
+    def action_toggle_detail(self) -> None:
+        """Show or hide the selected chunk's full text."""
+        self.query_one("#main").toggle_class("-detail")
+        self.update_detail()
+
+    @on(DataTable.RowSelected, "#hits")
+    def row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value in self.query_one("#hits", HitsTable).hits:
+            self.query_one("#main").add_class("-detail")
+            self.update_detail()
+
+    @on(DataTable.RowHighlighted, "#hits")
+    def row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.update_detail()
+
+    def update_detail(self) -> None:
+        hit = self.query_one("#hits", HitsTable).hit_at_cursor()
+        if hit is not None and self.query_one("#main").has_class("-detail"):
+            self.query_one("#detail", DetailPane).show_hit(hit)
+
+
+def answerer_state(generator: str, ollama: OllamaState) -> str:
+    if generator == "extractive":
+        return "extractive (--generator extractive; Ollama not used)"
+    if not ollama.checked:
+        return f"{generator} (checking Ollama…)"
+    if ollama.usable:
+        return f"Ollama, {ollama.detail}"
+    return f"extractive, as the fallback: {ollama.detail}"
+
+
+def status_content(app: GuideApp) -> Content:
+    """Three lines: which index (and whether it is current), how it embeds and cuts off, who answers."""
+    index = app.index
+    if index is None:
+        lines = [f"index {app.index_dir.name}/: loading…", "embedding: loading…"]
+    else:
+        manifest = index.manifest
+        built = app.built_label or str(manifest.get("built_at", "?")).replace("T", " ").replace("Z", " UTC")
+        freshness = "STALE, rebuilt in memory" if index.stale else "current"
+        cutoff = "not calibrated (no gate)" if index.cutoff is None else f"{index.cutoff:.4f}"
+        model = manifest.get("model", {})
+        lines = [
+            f"index {app.index_dir.name}/: guides from {Path(str(manifest.get('corpus', '?'))).name}/ · "
+            f"{len(index.chunks)} chunks · built {built} · {freshness}",
+            f"embedding: {model.get('name', '?')} ({model.get('dims', '?')} dims) · cutoff {cutoff}",
+        ]
+    lines.append(f"answerer: {answerer_state(app.generator, app.ollama)}")
+    return literal("\n".join(lines))
+
+
+def run_app(index_dir: Path | None = None, generator: str = "auto", model: str | None = None) -> int:
+    app = GuideApp(index_dir=index_dir, generator=generator, model=model)
+    app.run()
+    return app.return_code or 0

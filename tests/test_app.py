@@ -1,0 +1,334 @@
+"""The Textual app driven by its pilot over the real bundled index: every hotkey and action."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+
+import pytest
+from textual.widgets import Input, Static
+
+from guide_tui.answering import REFUSAL
+from guide_tui.app import GuideApp, HitsTable, IndexErrorScreen, printable
+from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, MANIFEST
+from guide_tui.questions import load_questions
+from guide_tui.retrieval import MAX_QUESTION_CHARS
+
+CLOSED_OLLAMA = "http://127.0.0.1:9"  # nothing listens on the discard port: "not reachable", at once
+SIZE = (120, 40)
+BAKERY = "When does the Kestrelford bakery sell out?"
+MARKUP_QUESTION = "[bold red]When[/] does the bakery [link=x]sell out?\x1b[31m"
+
+pytestmark = pytest.mark.anyio  # the pilot is async; anyio's pytest plugin comes with httpx
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"  # Textual runs on asyncio
+
+
+@pytest.fixture(autouse=True)
+def no_ollama(monkeypatch):
+    """Ollama is down unless a test starts the fake server (which overrides OLLAMA_HOST)."""
+    monkeypatch.setenv("OLLAMA_HOST", CLOSED_OLLAMA)
+    monkeypatch.delenv("GUIDE_TUI_OLLAMA_MODEL", raising=False)
+
+
+def eval_questions():
+    """Two answerable questions, then a near miss and an off-topic one: a short list to step through."""
+    questions = load_questions().questions
+    by_kind = {kind: [q for q in questions if q.kind == kind] for kind in ("answerable", "near_miss", "off_topic")}
+    return by_kind["answerable"][:2] + by_kind["near_miss"][:1] + by_kind["off_topic"][:1]
+
+
+async def settle(pilot) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def ask(pilot, question: str) -> None:
+    pilot.app.query_one("#question", Input).value = question
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+def text_of(app, selector: str) -> str:
+    return app.screen.query_one(selector, Static).visual.plain
+
+
+def table_chunks(app) -> list[str]:
+    table = app.query_one("#hits", HitsTable)
+    return [table.hits[key.value].chunk.chunk_id if key.value in table.hits else "cutoff" for key in table.rows]
+
+
+async def test_start_screen_loads_the_index_and_says_ollama_is_down():
+    app = GuideApp(generator="auto")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        status = text_of(app, "#status")
+        assert f"{len(app.index.chunks)} chunks" in status
+        assert "Ollama not reachable at http://127.0.0.1:9" in status and "fallback" in status
+        assert app.focused is app.query_one("#question", Input)
+        assert app.query_one("#hits", HitsTable).row_count == 0
+
+
+async def test_typing_a_question_and_enter_fills_the_table_and_the_answer(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*BAKERY, "enter")
+        await settle(pilot)
+        chunks = [c for c in table_chunks(app) if c != "cutoff"]
+        assert chunks == [hit.chunk.chunk_id for hit in retriever.retrieve(BAKERY).hits]
+        answer = text_of(app, "#answer-text")
+        assert "11am" in answer and "Sources" in answer and "guide_kestrelford.md" in answer
+        assert app.query_one("#question", Input).value == BAKERY  # no lost work
+
+
+async def test_the_cutoff_row_sits_where_the_distances_cross_it(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, BAKERY)
+        table = app.query_one("#hits", HitsTable)
+        rows = table_chunks(app)
+        if retriever.cutoff is None:
+            assert "cutoff" not in rows
+            return
+        hits = retriever.retrieve(BAKERY).hits
+        first_beyond = next((n for n, hit in enumerate(hits) if hit.above_cutoff), len(hits))
+        assert rows.index("cutoff") == first_beyond
+        label = table.get_row("cutoff")[1]
+        assert label.plain == f"── cutoff {retriever.cutoff:.4f} ──"
+        for key, hit in table.hits.items():
+            assert ("dim" in str(table.get_row(key)[1].style)) == hit.above_cutoff
+
+
+async def test_the_table_fills_before_the_answer_streams(retriever, fake_ollama):
+    from fake_ollama import QUESTION
+
+    fake_ollama.scenario = "faithful"
+    fake_ollama.token_delay = 0.02
+    app = GuideApp(generator="ollama", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        field = app.query_one("#question", Input)
+        field.value = QUESTION
+        await field.action_submit()  # what Enter does; pilot.press would wait out the whole stream
+        seen = []  # (table rows, answer so far) as the screen had them
+        while not seen or "Sources" not in seen[-1][1]:
+            await asyncio.sleep(0.01)  # not pilot.pause: that waits for the stream to go idle
+            seen.append((app.query_one("#hits", HitsTable).row_count, text_of(app, "#answer-text")))
+            assert len(seen) < 1000, "the answer never completed"
+        partial = [(rows, text) for rows, text in seen if "The pubs" in text and "Sources" not in text]
+        assert partial, "pieces of the answer should show before it is complete"
+        assert all(rows >= 5 for rows, _ in partial), "the table fills before the answer starts"
+        assert len({text for _, text in partial}) > 3, "the answer should grow piece by piece"
+        await settle(pilot)
+        answer = text_of(app, "#answer-text")
+        assert "8:30" in answer and "answered by ollama:llama3.2" in answer
+        assert "connected, model llama3.2" in text_of(app, "#status")
+
+
+async def test_an_invented_claim_from_ollama_is_flagged(retriever, fake_ollama):
+    from fake_ollama import INVENTED_SENTENCE, QUESTION
+
+    fake_ollama.scenario = "invented_claim"
+    app = GuideApp(generator="ollama", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await ask(pilot, QUESTION)
+        answer = app.query_one("#answer-text", Static).visual
+        assert "1 sentence not supported" in answer.plain
+        flagged = [answer.plain[span.start : span.end] for span in answer.spans if "underline" in str(span.style)]
+        assert any("Sunday roast" in text for text in flagged), flagged
+        assert "⚠ " + INVENTED_SENTENCE.split(" [")[0] in answer.plain
+
+
+async def test_ollama_down_gives_the_extractive_answer_with_the_fallback_note(retriever):
+    app = GuideApp(generator="auto", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await ask(pilot, BAKERY)
+        answer = text_of(app, "#answer-text")
+        assert "11am" in answer
+        assert "fallback: Ollama not reachable at http://127.0.0.1:9" in answer
+
+
+async def test_an_empty_question_says_so_and_retrieves_nothing(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "   \t ")
+        assert "empty question" in text_of(app, "#message")
+        assert app.query_one("#hits", HitsTable).row_count == 0
+        assert app.run_id == 0
+
+
+async def test_a_huge_question_is_shortened_and_the_screen_stays_sane(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    huge = "When does the Kestrelford bakery sell out? " * 400
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, huge)
+        assert f"first {MAX_QUESTION_CHARS} characters" in text_of(app, "#message")
+        assert app.query_one("#hits", HitsTable).row_count >= 5
+        heading = text_of(app, "#answer-text").split("\n")[0]
+        assert len(heading) < 400 and heading.endswith("…")
+        assert app.query_one("#question", Input).value == huge
+
+
+async def test_rich_markup_and_escapes_in_a_question_show_literally(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, MARKUP_QUESTION)
+        answer = text_of(app, "#answer-text")
+        assert answer.startswith("Question: [bold red]When[/] does the bakery [link=x]sell out? [31m")
+        assert "\x1b" not in answer
+        assert app.query_one("#hits", HitsTable).row_count >= 5
+
+
+def test_printable_keeps_newlines_and_drops_escapes():
+    assert printable("a\x1b[31mb\nc\x07d\u202e") == "a [31mb\nc d "
+
+
+async def test_the_eval_keys_step_through_the_labelled_questions(retriever):
+    questions = eval_questions()
+    app = GuideApp(generator="extractive", retriever=retriever, questions=questions)
+    async with app.run_test(size=SIZE) as pilot:
+        field = app.query_one("#question", Input)
+        assert not app.query_one("#eval").display
+        await pilot.press("f4")
+        await settle(pilot)
+        assert app.query_one("#eval").display
+        assert field.value == questions[0].text
+        panel = text_of(app, "#eval")
+        assert f"expected chunk {questions[0].expected_chunks[0]}" in panel
+        assert "eval 1/4 · rank-1 hits 1/1 · phrase hits 1/1 · refusals correct 0/0" in panel
+        assert "◆ expected" in app.query_one("#hits", HitsTable).get_row("hit-1")[1].plain
+
+        for key, position in (("f4", 1), ("f4", 2), ("f4", 3), ("f4", 3), ("f3", 2), ("f2", 0), ("f3", 0)):
+            await pilot.press(key)
+            await settle(pilot)
+            assert field.value == questions[position].text, key
+            assert f"eval {position + 1}/4" in text_of(app, "#eval")
+        tally = "rank-1 hits 2/2 · phrase hits 2/2 · refusals correct 2/2"
+        assert tally in text_of(app, "#eval")
+        assert app.eval.outcomes[questions[3].id].refused
+
+        await pilot.press("f5")  # re-run: same question, the tally is not counted twice
+        await settle(pilot)
+        assert field.value == questions[0].text
+        assert f"eval 1/4 · {tally}" in text_of(app, "#eval")
+
+
+async def test_a_typed_question_during_eval_is_not_scored(retriever):
+    questions = eval_questions()
+    app = GuideApp(generator="extractive", retriever=retriever, questions=questions)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        await ask(pilot, "How much does it cost to go up the church tower in Kestrelford?")
+        assert len(app.eval.outcomes) == 1
+
+
+async def test_selecting_a_row_shows_its_chunk_with_the_matched_sentence_highlighted(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, BAKERY)
+        assert not app.query_one("#detail").display
+        await pilot.press("tab", "down", "enter")
+        await pilot.pause()
+        assert app.query_one("#detail").display
+        hit = app.query_one("#hits", HitsTable).hits["hit-2"]
+        detail = app.query_one("#detail-text", Static).visual
+        assert detail.plain.startswith(hit.chunk.chunk_id)
+        assert hit.chunk.text.split("\n")[-1][-40:] in detail.plain
+        highlighted = [detail.plain[s.start : s.end] for s in detail.spans if "reverse" in str(s.style)]
+        assert [" ".join(text.split()) for text in highlighted] == [hit.matched_sentence]
+
+        await pilot.press("up")  # moving the cursor follows in the open pane
+        await pilot.pause()
+        first = app.query_one("#hits", HitsTable).hits["hit-1"]
+        assert app.query_one("#detail-text", Static).visual.plain.startswith(first.chunk.chunk_id)
+
+        await pilot.press("f6")
+        await pilot.pause()
+        assert not app.query_one("#detail").display
+        await pilot.press("f6")
+        await pilot.pause()
+        assert app.query_one("#detail").display
+
+
+async def test_the_command_palette_offers_the_apps_actions(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever, questions=eval_questions())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Next eval")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.eval is not None and app.eval.position == 0
+        assert app.query_one("#question", Input).value == app.eval.questions[0].text
+
+
+async def test_a_question_asked_while_the_index_loads_runs_when_it_is_ready():
+    app = GuideApp(generator="extractive")
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one("#question", Input).value = BAKERY
+        await pilot.press("enter")
+        await settle(pilot)
+        await settle(pilot)
+        assert app.query_one("#hits", HitsTable).row_count >= 5
+        assert "11am" in text_of(app, "#answer-text")
+
+
+@pytest.mark.parametrize("damage", ["missing folder", "corrupt manifest"])
+async def test_a_broken_index_shows_the_error_and_the_fix_and_q_quits(tmp_path, damage):
+    index_dir = tmp_path / "index"
+    if damage == "corrupt manifest":
+        shutil.copytree(BUNDLED_INDEX, index_dir, ignore=shutil.ignore_patterns("model"))
+        (index_dir / MANIFEST).write_text("{ not json", encoding="utf-8")
+    app = GuideApp(index_dir=index_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, IndexErrorScreen)
+        shown = text_of(app, "#error-text")
+        assert "The index cannot be opened" in shown and "How to fix it" in shown
+        assert f"guide-tui index --corpus CORPUS_DIR --out {index_dir}" in " ".join(shown.split())
+        assert app.check_action("next_question", ()) is False
+        await pilot.press("f4")  # nothing to step through: no crash, still the error screen
+        assert isinstance(app.screen, IndexErrorScreen)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_a_stale_index_is_rebuilt_in_memory_and_says_so(tmp_path):
+    shutil.copytree(BUNDLED_INDEX, tmp_path / "index", ignore=shutil.ignore_patterns("model"))
+    shutil.copytree(BUNDLED_CORPUS, tmp_path / "corpus")  # the manifest names it as ../corpus
+    guide = tmp_path / "corpus" / "guide_kestrelford.md"
+    guide.write_text(guide.read_text(encoding="utf-8") + "\nThe bakery also sells pies.\n", encoding="utf-8")
+    app = GuideApp(index_dir=tmp_path / "index", generator="extractive")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "stale: the corpus changed since the build (changed: guide_kestrelford.md)" in text_of(app, "#message")
+        assert "STALE, rebuilt in memory" in text_of(app, "#status")
+        await ask(pilot, BAKERY)
+        assert "11am" in text_of(app, "#answer-text")
+
+
+async def test_ctrl_q_quits_from_the_question_field(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.return_code == 0
+    assert not app.is_running
+
+
+async def test_refusals_say_why(retriever):
+    questions = {q.kind: q for q in reversed(load_questions().questions)}
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, questions["off_topic"].text)
+        answer = text_of(app, "#answer-text")
+        assert "REFUSED" in answer and REFUSAL in answer and "No sources." in answer
+        assert "gate: the best-sentence distance" in answer or "answerability:" in answer
