@@ -37,6 +37,9 @@ CHUNKS = "chunks.jsonl"
 VECTORS = "vectors.usearch"
 KEYWORD_DIR = "keyword"
 LIBRARIES = ("tantivy", "usearch", "model2vec", "numpy")
+# Searches are exact (brute force over the stored vectors), so the HNSW graph only needs to be
+# cheap to build: a sparse graph keeps a 5 MB guide's ~150k sentences to seconds, single-threaded.
+USEARCH_OPTIONS = {"metric": "cos", "dtype": "f32", "connectivity": 8, "expansion_add": 32}
 VECTOR_UNIT = "sentence, embedded as 'title, section: sentence'"  # change it when Unit.embedded_text changes
 
 
@@ -116,7 +119,7 @@ def chunk_units(chunks: list[Chunk]) -> list[Unit]:
 def build_vectors(units: list[Unit], embedder: Embedder):
     from usearch.index import Index
 
-    index = Index(ndim=embedder.dims, metric="cos", dtype="f32")
+    index = Index(ndim=embedder.dims, **USEARCH_OPTIONS)
     vectors = embedder.encode([u.embedded_text for u in units])
     if len(units):
         index.add(np.arange(len(units), dtype=np.uint64), vectors, threads=1)
@@ -150,6 +153,7 @@ def make_manifest(corpus: Corpus, corpus_dir: Path, chunks: list[Chunk], units: 
         "problems": [str(p) for p in corpus.problems],
         "model": {"name": "model2vec distilled from all-MiniLM-L6-v2", "sha256": embedder.sha256, "dims": embedder.dims},
         "vector_unit": VECTOR_UNIT,
+        "usearch": USEARCH_OPTIONS,
         "libraries": {name: version(name) for name in LIBRARIES},
         "counts": {"guides": len(corpus.guides), "chunks": len(chunks), "sentences": len(units)},
         "cutoff": None,
@@ -192,10 +196,12 @@ def build_index(
         (staging / KEYWORD_DIR).mkdir()
         build_keyword(chunks, str(staging / KEYWORD_DIR))
         progress("writing chunks", 3, steps)
+        by_chunk: list[list[str]] = [[] for _ in chunks]
+        for unit in units:
+            by_chunk[unit.chunk].append(unit.text)
         with open(staging / CHUNKS, "w", encoding="utf-8") as out:
-            for n, chunk in enumerate(chunks):
-                row = chunk.to_json() | {"sentences": [u.text for u in units if u.chunk == n]}
-                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            for chunk, texts in zip(chunks, by_chunk):
+                out.write(json.dumps(chunk.to_json() | {"sentences": texts}, ensure_ascii=False) + "\n")
         manifest = make_manifest(corpus, Path(corpus_path_for_manifest(corpus_dir, out_dir)), chunks, units, embedder)
         manifest["cutoff"] = cutoff
         manifest["checksums"] = {VECTORS: sha256_file(staging / VECTORS), CHUNKS: sha256_file(staging / CHUNKS)}
@@ -278,7 +284,7 @@ def read_vectors(folder: Path, manifest: dict, units: list[Unit], dims: int):
     # usearch trusts its file header; a truncated file must be caught before it is read
     if sha256_file(path) != manifest.get("checksums", {}).get(VECTORS):
         raise IndexLoadError(f"{path} does not match the manifest (truncated or replaced); {rebuild_hint(folder)}")
-    index = Index(ndim=dims, metric="cos", dtype="f32")
+    index = Index(ndim=dims, **USEARCH_OPTIONS)
     try:
         index.load(str(path))
     except (RuntimeError, ValueError) as err:

@@ -1,0 +1,141 @@
+"""The prebuilt index: it matches corpus/, and every kind of damage gives a clear message with the fix."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from guide_tui.cli import main
+from guide_tui.corpus import hash_files
+from guide_tui.distill import folder_sha256
+from guide_tui.indexes import (
+    BUNDLED_CORPUS,
+    BUNDLED_INDEX,
+    CHUNKS,
+    FORMAT_VERSION,
+    KEYWORD_DIR,
+    MANIFEST,
+    VECTORS,
+    IndexLoadError,
+    build_index,
+    load_index,
+)
+from guide_tui.retrieval import Retriever
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A copy of the bundled corpus and index side by side, as in the repo (the model stays bundled)."""
+    shutil.copytree(BUNDLED_CORPUS, tmp_path / "corpus")
+    shutil.copytree(BUNDLED_INDEX, tmp_path / "index", ignore=shutil.ignore_patterns("model"))
+    return tmp_path
+
+
+def load(folder: Path, embedder, **kwargs):
+    return load_index(folder, embedder=embedder, **kwargs)
+
+
+def test_committed_index_matches_corpus_and_model(bundled_index) -> None:
+    manifest = bundled_index.manifest
+    assert manifest["format_version"] == FORMAT_VERSION
+    assert manifest["files"] == hash_files(BUNDLED_CORPUS) and len(manifest["files"]) == 14
+    assert manifest["model"]["sha256"] == folder_sha256(BUNDLED_INDEX / "model")
+    assert manifest["counts"]["chunks"] == len(bundled_index.chunks) == 84
+    assert manifest["counts"]["sentences"] == len(bundled_index.units) == bundled_index.vectors.size
+    assert set(manifest["libraries"]) == {"tantivy", "usearch", "model2vec", "numpy"}
+    assert bundled_index.notes == [] and not bundled_index.stale
+
+
+def test_index_of_the_originals_loads(tmp_path: Path, bundled_index) -> None:
+    from conftest import ORIGINALS
+
+    if not ORIGINALS.is_dir():
+        pytest.skip("original guides not beside the repo")
+    manifest, _ = build_index(ORIGINALS, tmp_path / "x", embedder=bundled_index.embedder)
+    loaded = load(tmp_path / "x", bundled_index.embedder)
+    assert manifest["counts"]["chunks"] == len(loaded.chunks) == 84 and loaded.notes == []
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda d: shutil.rmtree(d), "no index at"),
+        (lambda d: (d / MANIFEST).unlink(), "manifest.json is missing"),
+        (lambda d: (d / MANIFEST).write_text("{not json"), "manifest.json is unreadable"),
+        (lambda d: (d / VECTORS).unlink(), "vectors.usearch is missing"),
+        (lambda d: (d / VECTORS).write_bytes((d / VECTORS).read_bytes()[:1000]), "vectors.usearch does not match the manifest"),
+        (lambda d: (d / CHUNKS).write_text((d / CHUNKS).read_text()[:500]), "chunks.jsonl does not match the manifest"),
+        (lambda d: shutil.rmtree(d / KEYWORD_DIR), "keyword index"),
+    ],
+    ids=["no-folder", "no-manifest", "bad-manifest", "no-vectors", "truncated-vectors", "truncated-chunks", "no-keyword"],
+)
+def test_damaged_index_says_what_and_how_to_fix(workspace: Path, bundled_index, damage, message: str) -> None:
+    damage(workspace / "index")
+    with pytest.raises(IndexLoadError, match=message) as caught:
+        load(workspace / "index", bundled_index.embedder)
+    assert "guide-tui index --corpus" in str(caught.value)
+
+
+def edit_manifest(folder: Path, **changes) -> None:
+    manifest = json.loads((folder / MANIFEST).read_text())
+    manifest.update(changes)
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+
+
+def test_other_format_version_is_refused(workspace: Path, bundled_index) -> None:
+    edit_manifest(workspace / "index", format_version=FORMAT_VERSION + 1)
+    with pytest.raises(IndexLoadError, match=f"built in index format {FORMAT_VERSION + 1}"):
+        load(workspace / "index", bundled_index.embedder)
+
+
+def test_other_model_is_refused(workspace: Path, bundled_index) -> None:
+    edit_manifest(workspace / "index", model={"name": "something else", "sha256": "0" * 64, "dims": 256})
+    with pytest.raises(IndexLoadError, match="different embedding model"):
+        load(workspace / "index", bundled_index.embedder)
+
+
+def test_chunks_edited_to_garbage_is_refused(workspace: Path, bundled_index) -> None:
+    folder = workspace / "index"
+    (folder / CHUNKS).write_text("garbage\n")
+    manifest = json.loads((folder / MANIFEST).read_text())
+    from guide_tui.indexes import sha256_file
+
+    manifest["checksums"][CHUNKS] = sha256_file(folder / CHUNKS)
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(IndexLoadError, match="chunks.jsonl is corrupt"):
+        load(folder, bundled_index.embedder)
+
+
+def test_stale_corpus_is_rebuilt_in_memory_and_said(workspace: Path, bundled_index) -> None:
+    guide = workspace / "corpus" / "guide_kestrelford.md"
+    guide.write_text(guide.read_text().replace("## Getting around", "## Getting around\n\nA zipline crosses the valley at dawn.\n\n## Zip", 1))
+    loaded = load(workspace / "index", bundled_index.embedder)
+    assert loaded.stale and "changed: guide_kestrelford.md" in loaded.notes[0] and "rebuilt in memory" in loaded.notes[0]
+    assert Retriever(loaded).retrieve("Is there a zipline across the valley?").hits[0].chunk.file == "guide_kestrelford.md"
+    kept = load(workspace / "index", bundled_index.embedder, rebuild_if_stale=False)
+    assert kept.stale and "guide-tui index --corpus" in kept.notes[0]
+    assert len(kept.chunks) == 84
+
+
+def test_cli_reports_a_broken_index_without_traceback(tmp_path: Path, capsys) -> None:
+    assert main(["retrieve", "--index", str(tmp_path / "nowhere"), "bakery"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("guide-tui: no index at") and "Traceback" not in err
+
+
+def test_unwritable_output_is_a_clear_error(tmp_path: Path, capsys) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where a folder should be")
+    assert main(["index", "--corpus", str(BUNDLED_CORPUS), "--out", str(blocker / "idx")]) == 2
+    assert "cannot write the index" in capsys.readouterr().err
+
+
+def test_rebuild_keeps_other_files_and_replaces_index_files(workspace: Path, bundled_index) -> None:
+    folder = workspace / "index"
+    (folder / "notes.txt").write_text("mine")
+    build_index(workspace / "corpus", folder, embedder=bundled_index.embedder)
+    assert (folder / "notes.txt").read_text() == "mine"
+    assert load(folder, bundled_index.embedder).notes == []
