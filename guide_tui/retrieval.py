@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from guide_tui.chunking import Chunk, sentences
+from guide_tui.chunking import Chunk
 from guide_tui.indexes import LoadedIndex
 
 TOP_K = 5
@@ -130,10 +130,16 @@ def place_guides(chunks: list[Chunk]) -> dict[str, str]:
     return {c.file: c.title for c in chunks if c.file == f"guide_{re.sub(r'[^a-z0-9]+', '_', c.title.lower())}.md"}
 
 
-def asked_values(question: str) -> list[re.Pattern]:
-    """Patterns for the kinds of value the question asks for (a time, a price, a month...)."""
+def asked_kinds(question: str) -> list[int]:
+    """Which ASKED_VALUES rows the question asks for (a time, a price, a month...)."""
     lowered = question.lower()
-    return [re.compile(value) for asks, value in ASKED_VALUES if re.search(asks, lowered)]
+    return [n for n, (asks, _) in enumerate(ASKED_VALUES) if re.search(asks, lowered)]
+
+
+def values_held(text: str) -> list[bool]:
+    """For each ASKED_VALUES row: does the text hold such a value?"""
+    lowered = text.lower()
+    return [re.search(value, lowered) is not None for _, value in ASKED_VALUES]
 
 
 class Retriever:
@@ -152,7 +158,7 @@ class Retriever:
         self.places = place_guides(chunks)
         self.place_patterns = {file: re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE) for file, name in self.places.items()}
         self.region_wide = np.array([c.file not in self.places for c in chunks], dtype=bool)
-        self.sentences_lowered = [[s.lower() for s in sentences(c.text)] for c in chunks]
+        self.holds_value = np.array([values_held(c.body) for c in chunks], dtype=bool).reshape(len(chunks), len(ASKED_VALUES))
         first_with_body: dict[str, int] = {}
         self.same_as = [first_with_body.setdefault(c.body, n) for n, c in enumerate(chunks)]
 
@@ -204,11 +210,9 @@ class Retriever:
         bonus = np.zeros(len(self.index.chunks))
         if not any(pattern.search(question) for pattern in self.place_patterns.values()):
             bonus[self.region_wide] += REGION_BONUS
-        wanted = asked_values(question)
+        wanted = asked_kinds(question)
         if wanted:
-            for n, lowered in enumerate(self.sentences_lowered):
-                if any(pattern.search(s) for s in lowered for pattern in wanted):
-                    bonus[n] += ASKED_VALUE_BONUS
+            bonus[self.holds_value[:, wanted].any(axis=1)] += ASKED_VALUE_BONUS
         return bonus
 
     def fused_scores(self, question: str, distances: np.ndarray, keyword: np.ndarray) -> np.ndarray:
@@ -227,13 +231,17 @@ class Retriever:
             return [], distances, keyword, np.zeros_like(keyword), best_unit
         fused = self.fused_scores(question, distances, keyword)
         order = sorted(range(len(fused)), key=lambda i: (-fused[i], distances[i], i))
+        return self.distinct(order), distances, keyword, fused, best_unit
+
+    def distinct(self, order: list[int]) -> list[int]:
+        """The order with every text repeated word for word in several guides kept once, at its best copy."""
         texts_shown: set[int] = set()
-        ordered = []
-        for i in order:  # a text repeated word for word in several guides is shown once, at its best copy
+        kept = []
+        for i in order:
             if self.same_as[i] not in texts_shown:
                 texts_shown.add(self.same_as[i])
-                ordered.append(i)
-        return ordered, distances, keyword, fused, best_unit
+                kept.append(i)
+        return kept
 
     def retrieve(self, question: str, k: int = TOP_K) -> Retrieval:
         question = clean_question(question)
