@@ -75,7 +75,7 @@ def choose_cutoff(in_corpus: list[float], off_topic: list[float], refused_max: f
         choice = Choice(
             value=value,
             method=method,
-            separated=refused == 0 and passed == 0,
+            separated=refused == 0 and passed == 0 and bool(off_sorted),
             in_corpus_refused=sum(d > value for d in kept_sorted),
             off_topic_passed=passed,
             margin_in_corpus=round(value - max(d for d in kept_sorted if d <= value), 4),
@@ -127,10 +127,10 @@ def manifest_record(choice: Choice, measured: list[Measured]) -> dict:
     }
 
 
-def calibrate_index(index_dir: Path) -> float | None:
+def calibrate_index(index_dir: Path, questions_file: Path | None = None) -> float | None:
     """Calibrate an index silently and record the cutoff in its manifest (called after `guide-tui index`)."""
     retriever = Retriever(load_index(index_dir, rebuild_if_stale=False))
-    measured = measure(retriever, load_questions().questions)
+    measured = measure(retriever, load_questions(questions_file).questions)
     if not distances_of(measured, "answerable"):
         return None
     choice = calibrate(measured)
@@ -211,6 +211,8 @@ def split_summary(measured: list[Measured], cutoff: float) -> Table:
     for split in ("tune", "holdout", "all"):
         table.add_column(split, justify="right")
     for kind, label in KIND_LABELS.items():
+        if not distances_of(measured, kind):
+            continue
         cells = []
         for split in ("tune", "holdout", "all"):
             chosen = [m for m in measured if m.question.kind == kind and split in (m.question.split, "all")]
@@ -230,7 +232,9 @@ def explanation(choice: Choice, measured: list[Measured]) -> list[str]:
         "off-topic questions as possible; the cutoff sits midway in the gap so both sides get the same margin",
         f"chosen: {choice.value:.4f} = {choice.method}",
     ]
-    if choice.separated:
+    if not off_topic:
+        lines.append("no off-topic questions are labelled, so nothing pulls the cutoff down: it is the highest in-corpus distance")
+    elif choice.separated:
         lines.append(
             f"separated: all {len(in_corpus)} in-corpus questions pass and all {len(off_topic)} off-topic ones are refused; "
             f"margin {choice.margin_in_corpus:.4f} above the highest in-corpus distance ({max(in_corpus):.4f}), "
@@ -257,12 +261,18 @@ def explanation(choice: Choice, measured: list[Measured]) -> list[str]:
     return lines
 
 
-def run_calibrate(index_dir: Path, write: bool = True) -> int:
+def run_calibrate(index_dir: Path, write: bool = True, questions_file: Path | None = None) -> int:
+    """`guide-tui calibrate`: the full report, then the cutoff written to the manifest (unless a dry run)."""
     console = Console(highlight=False)
     index = load_index(index_dir, rebuild_if_stale=False)
     for note in index.notes:
         Console(stderr=True).print(Text(f"note: {note}"))
-    measured = measure(Retriever(index), load_questions().questions)
+    try:
+        questions = load_questions(questions_file).questions
+    except (OSError, ValueError) as err:
+        Console(stderr=True).print(Text(f"guide-tui: cannot read the labelled questions: {err}"))
+        return 2
+    measured = measure(Retriever(index), questions)
     if not distances_of(measured, "answerable"):
         console.print("no answerable questions in the labelled set: nothing to calibrate on")
         return 1
