@@ -439,15 +439,17 @@ def retrieval_quality() -> None:
         calibrate_index(originals_index)
         corpora.append((f"original guides ({ORIGINAL_GUIDES})", ORIGINAL_GUIDES, originals_index))
     shipped = "fused: shipped (weighted + both bonuses)"
-    retriever = None
+    minilm_query_ms: list[float] = []
     for label, corpus, index_dir in corpora:
         print(f"\n{label}: {len(answerable)} answerable questions")
-        retriever = Retriever(load_index(index_dir))
-        rows = our_rankings(retriever, texts)
+        rows = our_rankings(Retriever(load_index(index_dir)), texts)
         minilm = minilm_rankings(corpus, texts)
         if minilm:
             rows["MiniLM-L6 chunk vectors, brute force (seed)"] = minilm[0]
+            minilm_query_ms = minilm_query_ms or minilm[1]
         scores = print_quality_table(rows, answerable)
+        if index_dir != BUNDLED_INDEX:
+            continue  # the targets are for the bundled corpus; the originals' table is the over-fitting check
         ours = scores[shipped]
         targets = labelled.targets
         rank1_target, hit5_target = targets.get("rank1", 0.85), targets.get("hit_at_5", 0.97)
@@ -472,9 +474,9 @@ def retrieval_quality() -> None:
     p50 = percentile(timings, 0.5)
     print(f"\nquestion -> top 5 in-process, {len(every_text)} labelled questions x {RETRIEVAL_PASSES}: "
           f"p50 {p50:.3f} ms, p95 {percentile(timings, 0.95):.3f} ms; target p50 <= {RETRIEVAL_TARGET_MS} ms: {verdict(p50 <= RETRIEVAL_TARGET_MS)}")
-    if minilm:
-        print(f"  MiniLM (encode the question + brute-force cosine): p50 {percentile(minilm[1], 0.5):.3f} ms, "
-              f"p95 {percentile(minilm[1], 0.95):.3f} ms ({percentile(minilm[1], 0.5) / p50:.0f}x slower)")
+    if minilm_query_ms:
+        print(f"  MiniLM (encode the question + brute-force cosine): p50 {percentile(minilm_query_ms, 0.5):.3f} ms, "
+              f"p95 {percentile(minilm_query_ms, 0.95):.3f} ms ({percentile(minilm_query_ms, 0.5) / p50:.0f}x slower)")
     cold = []
     for text in every_text[:COLD_RETRIEVE_RUNS]:
         started = time.perf_counter()
