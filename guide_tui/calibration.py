@@ -94,7 +94,7 @@ def measure(retriever: Retriever, questions: list[Question]) -> list[Measured]:
     measured = []
     for question in questions:
         gate = retriever.retrieve(question.text).gate
-        measured.append(Measured(question, 1.0 if gate.best_distance is None else gate.best_distance))
+        measured.append(Measured(question, gate.best_distance))
     return measured
 
 

@@ -30,10 +30,9 @@ def retrieval_table(retrieval: Retrieval) -> Table:
     gate = retrieval.gate
     cutoff = "none" if gate.cutoff is None else f"{gate.cutoff:.4f}"
     verdict = "passed" if gate.passed else "refused"
-    best = "none" if gate.best_distance is None else f"{gate.best_distance:.4f}"
     table = Table(
         title=Text(retrieval.question or "(empty question)"),
-        caption=f"gate {verdict}: best distance {best}, cutoff {cutoff}; ✗ dimmed = beyond the cutoff",
+        caption=f"gate {verdict}: best distance {gate.best_distance:.4f}, cutoff {cutoff}; ✗ dimmed = beyond the cutoff",
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,

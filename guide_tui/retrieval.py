@@ -82,13 +82,13 @@ class Hit:
 
 @dataclass(frozen=True)
 class Gate:
-    best_distance: float | None  # None when there was nothing to compare (empty question)
+    best_distance: float  # 1.0 (no similarity at all) when the question is empty or has no word the model knows
     cutoff: float | None
     passed: bool
 
     def to_json(self) -> dict:
         return {
-            "best_distance": None if self.best_distance is None else round(self.best_distance, 4),
+            "best_distance": round(self.best_distance, 4),
             "cutoff": None if self.cutoff is None else round(self.cutoff, 4),
             "passed": self.passed,
         }
@@ -247,7 +247,7 @@ class Retriever:
         question = clean_question(question)
         cutoff = self.cutoff
         if not question:
-            return Retrieval(question, [], Gate(None, cutoff, False))
+            return Retrieval(question, [], Gate(1.0, cutoff, False))
         order, distances, keyword, fused, best_unit = self.ranking(question)
         hits = [
             Hit(

@@ -176,7 +176,7 @@ def test_every_query_term_of_a_chunk_finds_that_chunk(retriever, bundled_index) 
 def test_questions_with_no_known_words_get_no_hits_and_are_refused(retriever) -> None:
     for text in ("", "   ", "\x00\x01", "🙂🙂"):
         retrieval = retriever.retrieve(text)
-        assert retrieval.hits == [] and not retrieval.gate.passed
+        assert retrieval.hits == [] and not retrieval.gate.passed and retrieval.gate.best_distance == 1.0
 
 
 def test_place_guides_and_asked_values(bundled_index) -> None:
@@ -244,7 +244,7 @@ def test_retrieve_json_schema(capsys) -> None:
     assert answerable["gate"]["passed"] and answerable["retrieved"][0]["chunk_id"] == "guide_kestrelford.md#2"
     assert len(answerable["retrieved"]) == TOP_K
     assert not off_topic["gate"]["passed"] and off_topic["gate"]["best_distance"] > off_topic["gate"]["cutoff"]
-    assert empty["retrieved"] == [] and empty["gate"] == {"best_distance": None, "cutoff": answerable["gate"]["cutoff"], "passed": False}
+    assert empty["retrieved"] == [] and empty["gate"] == {"best_distance": 1.0, "cutoff": answerable["gate"]["cutoff"], "passed": False}
 
 
 def test_retrieve_empty_question_says_so_instead_of_a_table(capsys) -> None:
