@@ -26,6 +26,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from guide_tui.answering import REFUSAL, Answer
 from guide_tui.indexes import BUNDLED_INDEX, IndexLoadError, LoadedIndex, load_index
 from guide_tui.questions import Question, load_questions
+from guide_tui.report import no_hits_message
 from guide_tui.retrieval import MAX_QUESTION_CHARS, Hit, Retrieval, Retriever, clean_question
 
 EXIT_AFTER_ENV = "GUIDE_TUI_EXIT_AFTER"  # "paint" or "ready": exit once there, for the start-up benchmark
@@ -79,7 +80,7 @@ class EvalOutcome:
     """How one labelled question came back: hit or miss at a glance."""
 
     question: Question
-    expected_rank: int | None  # rank of the best expected chunk in the top 5
+    expected_rank: int | None  # rank of the first expected chunk in the top 5
     phrase_found: bool
     refused: bool
 
@@ -93,9 +94,13 @@ class EvalOutcome:
 
 
 def judge(question: Question, answer: Answer) -> EvalOutcome:
-    ranks = [hit.rank for hit in answer.retrieval.hits if question.expected_chunks and hit.chunk.chunk_id == question.expected_chunks[0]]
-    phrase = bool(question.expected_phrase) and not answer.refused and question.expected_phrase.lower() in answer.text.lower()
-    return EvalOutcome(question, ranks[0] if ranks else None, phrase, answer.refused)
+    """The same hit rules as `guide-tui eval`: any expected chunk at rank 1, the phrase in an answer that is not a refusal."""
+    from guide_tui.evaluation import normalise
+
+    expected = set(question.expected_chunks)
+    rank = next((hit.rank for hit in answer.retrieval.hits if hit.chunk.chunk_id in expected), None)
+    phrase = bool(question.expected_phrase) and not answer.refused and normalise(question.expected_phrase) in normalise(answer.text)
+    return EvalOutcome(question, rank, phrase, answer.refused)
 
 
 @dataclass
@@ -124,44 +129,49 @@ class EvalSession:
 class HitsTable(DataTable):
     """The top-5 chunks with every number behind their order; the cutoff is a row where the distances cross it."""
 
-    COLUMNS = ("#", "source: file § section", "best-sentence distance", "keyword BM25", "fused (RRF)")
+    # fixed widths: the header never re-measures, and a long section name is cut, not the numbers
+    COLUMNS = (("#", 3), ("source: file § section", 56), ("best-sentence distance", 22), ("keyword BM25", 12), ("fused (RRF)", 11))
 
     def __init__(self, **kwargs) -> None:
         super().__init__(cursor_type="row", **kwargs)
         self.hits: dict[str, Hit] = {}
 
     def on_mount(self) -> None:
-        for label in self.COLUMNS:
-            self.add_column(Text(label), key=label)
+        for label, width in self.COLUMNS:
+            self.add_column(Text(label), width=width, key=label)
 
     def show(self, retrieval: Retrieval, expected: tuple[str, ...] = ()) -> None:
+        """Rows in fused order; as in `guide-tui retrieve`, the cutoff row goes where the distances cross it
+        for good, and every chunk beyond the cutoff is dimmed and marked ✗ (the fused order may put a
+        closer chunk below a farther one)."""
         self.clear()
         self.hits = {}
+        hits = retrieval.hits
         cutoff = retrieval.gate.cutoff
-        cutoff_drawn = cutoff is None
-        for hit in retrieval.hits:
-            if hit.above_cutoff and not cutoff_drawn:
+        crossing = next((n for n in range(len(hits)) if all(h.above_cutoff for h in hits[n:])), len(hits))
+        for n, hit in enumerate(hits):
+            if n == crossing and cutoff is not None:
                 self.add_cutoff_row(cutoff)
-                cutoff_drawn = True
             self.add_hit_row(hit, expected)
-        if not cutoff_drawn:
+        if crossing == len(hits) and cutoff is not None and hits:
             self.add_cutoff_row(cutoff)
 
     def add_cutoff_row(self, cutoff: float) -> None:
         style = "bold red"
-        self.add_row(Text(""), Text(f"── cutoff {cutoff:.4f} ──", style=style), Text(f"{cutoff:.4f}", style=style), Text(""), Text(""), key="cutoff")
+        label = Text(f"── cutoff {cutoff:.4f} ──", style=style)
+        self.add_row(Text(""), label, Text(f"> {cutoff:.4f} ✗", style=style), Text(""), Text(""), key="cutoff")
 
     def add_hit_row(self, hit: Hit, expected: tuple[str, ...]) -> None:
         style = "dim" if hit.above_cutoff else ""
-        source = Text(printable(f"{hit.chunk.chunk_id} § {hit.chunk.section}"), style=style)
+        rank = Text(str(hit.rank), style=style)
         if hit.chunk.chunk_id in expected:
-            source.append(" ◆ expected", style="bold green")
+            rank.append(" ◆", style="bold green")
         key = f"hit-{hit.rank}"
         self.hits[key] = hit
         self.add_row(
-            Text(str(hit.rank), style=style),
-            source,
-            Text(f"{hit.vector_distance:.4f}", style=style),
+            rank,
+            Text(printable(f"{hit.chunk.chunk_id} § {hit.chunk.section}"), style=style),
+            Text(f"{hit.vector_distance:.4f}{' ✗' if hit.above_cutoff else ''}", style=style),
             Text(f"{hit.keyword_score:.3f}", style=style),
             Text(f"{hit.fused_score:.4f}", style=style),
             key=key,
@@ -207,8 +217,10 @@ class AnswerPanel(VerticalScroll):
 
 
 def answer_content(answer: Answer) -> Content:
+    """A refusal with its reason, or the answer (unsupported sentences flagged), its sources and who wrote it."""
     if answer.refused:
-        parts: list = [("REFUSED", "bold reverse $error"), " ", literal(refusal_reason(answer)), "\n\n", literal(REFUSAL, "bold"), "\n\n", ("No sources.", "italic")]
+        parts: list = [("REFUSED", "bold reverse $error"), " ", literal(refusal_reason(answer)), "\n\n", literal(REFUSAL, "bold")]
+        parts += ["\n\n", ("No sources.", "italic")]
     else:
         parts = [marked_answer(answer.text, answer.unsupported), "\n"]
         if answer.unsupported:
@@ -219,7 +231,7 @@ def answer_content(answer: Answer) -> Content:
             parts += ["• ", literal(f"{citation.file} § {citation.section}", "bold"), "\n  ", literal(f"“{citation.quote}”", "italic"), "\n"]
         if not answer.citations:
             parts += [("none", "italic"), "\n"]
-    parts += ["\n", literal(f"answered by {answer.generator}", "dim")]
+        parts += ["\n", literal(f"answered by {answer.generator}", "dim")]
     if answer.fallback_reason:
         parts += ["\n", literal(f"fallback: {answer.fallback_reason}", "$text-warning")]
     return Content.assemble(*parts)
@@ -228,7 +240,9 @@ def answer_content(answer: Answer) -> Content:
 def refusal_reason(answer: Answer) -> str:
     gate = answer.retrieval.gate
     reasons = {
-        "gate": f"gate: the best-sentence distance {gate.best_distance:.4f} is over the cutoff "
+        "gate": "gate: no chunk shares a word or a meaning with the question"
+        if gate.best_distance is None or not answer.retrieval.hits
+        else f"gate: the best-sentence distance {gate.best_distance:.4f} is over the cutoff "
         + ("(none)" if gate.cutoff is None else f"{gate.cutoff:.4f}"),
         "answerability": "answerability: the retrieved chunks are close, but none of them answers this question"
         + (f" ({answer.refusal_detail})" if answer.refusal_detail else ""),
@@ -261,6 +275,21 @@ def sentence_pattern(sentence: str) -> re.Pattern | None:
     return re.compile(r"\s+".join(map(re.escape, words))) if words else None
 
 
+KEEPS_ITS_LINE = re.compile(r"\s*(?:#|[-*+] |\d+[.)] |\|)")  # headings, list items, table rows
+
+
+def reflowed(text: str) -> str:
+    """A guide's hard-wrapped paragraphs as one line each, so the pane wraps them to its own width."""
+    lines: list[str] = []
+    for line in text.split("\n"):
+        joins = lines and lines[-1].strip() and line.strip() and not KEEPS_ITS_LINE.match(line) and not lines[-1].lstrip().startswith("#")
+        if joins:
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
 def chunk_detail(hit: Hit) -> Content:
     chunk = hit.chunk
     header = Content.assemble(
@@ -269,7 +298,7 @@ def chunk_detail(hit: Hit) -> Content:
         ("best-matching sentence highlighted", "italic dim"),
         "\n\n",
     )
-    text = chunk.text
+    text = reflowed(chunk.text)
     pattern = sentence_pattern(hit.matched_sentence)
     found = pattern.search(text) if pattern else None
     if not found:
@@ -291,24 +320,24 @@ class DetailPane(VerticalScroll):
 
 
 def eval_content(session: EvalSession, outcome: EvalOutcome | None) -> Content:
+    """The running tally, then this question's expected chunk and phrase beside what came back."""
     question = session.current
     if question is None:
         return Content("")
-    head = literal(f"{question.id} ({question.kind.replace('_', ' ')}, {question.split})", "bold")
+    head = literal(question.id if question.in_corpus else f"{question.id} ({question.kind.replace('_', ' ')})", "bold")
     if outcome is None:
         verdict = literal("running…", "italic")
     elif question.in_corpus:
         rank = "not in the top 5" if outcome.expected_rank is None else f"rank {outcome.expected_rank}"
+        others = len(question.expected_chunks) - 1
         verdict = Content.assemble(
-            "expected chunk ", literal(question.expected_chunks[0], "bold"), f" → {rank} ", mark(outcome.rank1),
-            " · expected phrase ", literal(f"“{question.expected_phrase}”", "bold"), " → ",
-            "in the answer " if outcome.phrase_found else "not in the answer ", mark(outcome.phrase_found),
+            "expected chunk ◆ ", literal(question.expected_chunks[0] + (f" (+{others})" if others else ""), "bold"),
+            f" → {rank} ", mark(outcome.rank1), " · phrase ", literal(f"“{question.expected_phrase}”", "bold"),
+            " in the answer " if outcome.phrase_found else " not in the answer ", mark(outcome.phrase_found),
         )  # fmt: skip
     else:
-        verdict = Content.assemble(
-            "expected: a refusal → ", "refused " if outcome.refused else "answered ", mark(outcome.refusal_correct)
-        )
-    return Content.assemble(head, "\n", verdict, "\n", (session.tally(), "bold"))
+        verdict = Content.assemble("expected a refusal → ", "refused " if outcome.refused else "answered ", mark(outcome.refusal_correct))
+    return Content.assemble((session.tally(), "bold"), "  │  ", head, "\n", verdict)
 
 
 def mark(ok: bool) -> Content:
@@ -527,6 +556,8 @@ class GuideApp(App):
         question = self.eval_question_for(retrieval.question)
         table.show(retrieval, question.expected_chunks if question else ())
         table.move_cursor(row=0)
+        if no_hits_message(retrieval):
+            self.say(no_hits_message(retrieval), "warning")
         self.update_detail()
         self.query_one("#answer", AnswerPanel).waiting(self.answerer_label())
 

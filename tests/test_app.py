@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import Input, Static
 
 from guide_tui.answering import REFUSAL
-from guide_tui.app import GuideApp, HitsTable, IndexErrorScreen, printable
+from guide_tui.app import GuideApp, HitsTable, IndexErrorScreen, printable, reflowed
 from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, MANIFEST
 from guide_tui.questions import load_questions
 from guide_tui.retrieval import MAX_QUESTION_CHARS
@@ -17,6 +17,7 @@ from guide_tui.retrieval import MAX_QUESTION_CHARS
 CLOSED_OLLAMA = "http://127.0.0.1:9"  # nothing listens on the discard port: "not reachable", at once
 SIZE = (120, 40)
 BAKERY = "When does the Kestrelford bakery sell out?"
+CROSSING = "When does the bakery sell out?"  # some of its top 5 are beyond the cutoff, some within
 MARKUP_QUESTION = "[bold red]When[/] does the bakery [link=x]sell out?\x1b[31m"
 
 pytestmark = pytest.mark.anyio  # the pilot is async; anyio's pytest plugin comes with httpx
@@ -87,19 +88,21 @@ async def test_typing_a_question_and_enter_fills_the_table_and_the_answer(retrie
 async def test_the_cutoff_row_sits_where_the_distances_cross_it(retriever):
     app = GuideApp(generator="extractive", retriever=retriever)
     async with app.run_test(size=SIZE) as pilot:
-        await ask(pilot, BAKERY)
+        await ask(pilot, CROSSING)
         table = app.query_one("#hits", HitsTable)
         rows = table_chunks(app)
         if retriever.cutoff is None:
             assert "cutoff" not in rows
             return
-        hits = retriever.retrieve(BAKERY).hits
-        first_beyond = next((n for n, hit in enumerate(hits) if hit.above_cutoff), len(hits))
-        assert rows.index("cutoff") == first_beyond
-        label = table.get_row("cutoff")[1]
-        assert label.plain == f"── cutoff {retriever.cutoff:.4f} ──"
+        hits = retriever.retrieve(CROSSING).hits
+        beyond = [hit.above_cutoff for hit in hits]
+        assert any(beyond) and not beyond[0], "this question's top 5 should cross the cutoff"
+        crossing = rows.index("cutoff")
+        assert all(beyond[crossing:]) and not beyond[crossing - 1], "the row sits where the distances cross it for good"
+        assert table.get_row("cutoff")[1].plain == f"── cutoff {retriever.cutoff:.4f} ──"
         for key, hit in table.hits.items():
-            assert ("dim" in str(table.get_row(key)[1].style)) == hit.above_cutoff
+            distance = table.get_row(key)[2]
+            assert ("dim" in str(distance.style)) == hit.above_cutoff == distance.plain.endswith(" ✗")
 
 
 async def test_the_table_fills_before_the_answer_streams(retriever, fake_ollama):
@@ -199,9 +202,9 @@ async def test_the_eval_keys_step_through_the_labelled_questions(retriever):
         assert app.query_one("#eval").display
         assert field.value == questions[0].text
         panel = text_of(app, "#eval")
-        assert f"expected chunk {questions[0].expected_chunks[0]}" in panel
+        assert f"expected chunk ◆ {questions[0].expected_chunks[0]}" in panel
         assert "eval 1/4 · rank-1 hits 1/1 · phrase hits 1/1 · refusals correct 0/0" in panel
-        assert "◆ expected" in app.query_one("#hits", HitsTable).get_row("hit-1")[1].plain
+        assert app.query_one("#hits", HitsTable).get_row("hit-1")[0].plain == "1 ◆"
 
         for key, position in (("f4", 1), ("f4", 2), ("f4", 3), ("f4", 3), ("f3", 2), ("f2", 0), ("f3", 0)):
             await pilot.press(key)
@@ -239,7 +242,7 @@ async def test_selecting_a_row_shows_its_chunk_with_the_matched_sentence_highlig
         hit = app.query_one("#hits", HitsTable).hits["hit-2"]
         detail = app.query_one("#detail-text", Static).visual
         assert detail.plain.startswith(hit.chunk.chunk_id)
-        assert hit.chunk.text.split("\n")[-1][-40:] in detail.plain
+        assert " ".join(hit.chunk.text.split()) == " ".join(detail.plain.split("\n\n", 1)[1].split())  # all of it
         highlighted = [detail.plain[s.start : s.end] for s in detail.spans if "reverse" in str(s.style)]
         assert [" ".join(text.split()) for text in highlighted] == [hit.matched_sentence]
 
@@ -332,3 +335,8 @@ async def test_refusals_say_why(retriever):
         answer = text_of(app, "#answer-text")
         assert "REFUSED" in answer and REFUSAL in answer and "No sources." in answer
         assert "gate: the best-sentence distance" in answer or "answerability:" in answer
+
+
+def test_reflowed_joins_wrapped_lines_but_keeps_headings_and_list_items():
+    text = "# Title\n\n## Section\n\nOne line\nwrapped here.\n\n- first item\n- second\n  continues"
+    assert reflowed(text) == "# Title\n\n## Section\n\nOne line wrapped here.\n\n- first item\n- second continues"

@@ -1,0 +1,129 @@
+"""Screens of the app at 120x40, compared with the SVGs in the top-level snapshots/ folder.
+
+`pytest tests/test_app_snapshots.py --snapshot-update` rewrites them there (look at
+snapshot_report.html or the SVGs before committing). Everything on screen is fixed
+for these runs: the bundled index, a frozen build time, Ollama either down at a
+closed port or the fake server (whose port never shows), and no clock.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pytest_textual_snapshot import SVGImageExtension
+from syrupy.assertion import SnapshotAssertion
+from textual.widgets import Input
+
+from guide_tui.app import GuideApp
+
+SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots"
+SIZE = (120, 40)
+BUILT = "2026-01-01 12:00 UTC"
+BAKERY = "When does the Kestrelford bakery sell out?"
+
+
+class TopLevelSVG(SVGImageExtension):
+    """pytest-textual-snapshot's SVG files, kept in snapshots/<test module>/ instead of tests/__snapshots__/."""
+
+    @classmethod
+    def dirname(cls, *, test_location) -> str:
+        return str(SNAPSHOTS / test_location.basename)
+
+
+class TopLevelSnapshots(SnapshotAssertion):
+    def use_extension(self, extension_class=None) -> SnapshotAssertion:
+        return super().use_extension(TopLevelSVG)  # snap_compare asks for its SVG extension: ours is that one
+
+
+@pytest.fixture
+def snapshot(snapshot):
+    return TopLevelSnapshots(
+        session=snapshot.session,
+        extension_class=TopLevelSVG,
+        test_location=snapshot.test_location,
+        update_snapshots=snapshot.update_snapshots,
+    )
+
+
+@pytest.fixture(autouse=True)
+def no_ollama(monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # nothing listens there: "not reachable", at once
+    monkeypatch.delenv("GUIDE_TUI_OLLAMA_MODEL", raising=False)
+
+
+async def settle(pilot) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def asking(*questions: str, then: tuple[str, ...] = ()):
+    """A run_before that asks each question (Enter in the question field), then presses keys, waiting for each answer."""
+
+    async def run(pilot) -> None:
+        field = pilot.app.query_one("#question", Input)
+        field.cursor_blink = False  # a blinking cursor would be caught on or off at random
+        await settle(pilot)
+        for question in questions:
+            field.value = question
+            await pilot.press("enter")
+            await settle(pilot)
+        for key in then:
+            await pilot.press(key)
+            await settle(pilot)
+
+    return run
+
+
+def app(retriever, generator: str = "extractive", **kwargs) -> GuideApp:
+    return GuideApp(generator=generator, retriever=retriever, built_label=BUILT, **kwargs)
+
+
+def test_empty_start_screen(snap_compare):
+    """The first screen: the question field, an empty table, the hint, the status lines (index loaded from disk)."""
+    assert snap_compare(GuideApp(generator="auto", built_label=BUILT), terminal_size=SIZE, run_before=asking())
+
+
+def test_answered_question_with_cutoff_line(snap_compare, retriever):
+    """An answer quoted from the guides with its sources; the cutoff row where the distances cross it for good,
+    every chunk beyond it dimmed and marked ✗ (rank 2 too: the fused order put it above a closer chunk)."""
+    assert snap_compare(app(retriever), terminal_size=SIZE, run_before=asking("When does the bakery sell out?"))
+
+
+def test_refusal_by_the_gate(snap_compare, retriever):
+    """An off-topic question: every distance is over the cutoff, so the gate refuses and names no source."""
+    assert snap_compare(app(retriever), terminal_size=SIZE, run_before=asking("How do I reverse a list in Python?"))
+
+
+def test_refusal_near_miss_answerability(snap_compare, retriever):
+    """A near miss: the gate lets it through (the town matches), answerability refuses."""
+    assert snap_compare(app(retriever), terminal_size=SIZE, run_before=asking("Is there a cinema in Thornby Wells?"))
+
+
+def test_fallback_note_when_ollama_is_down(snap_compare, retriever):
+    """--generator auto with Ollama unreachable: the extractive answer with the fallback note, and the status says so."""
+    assert snap_compare(app(retriever, generator="auto"), terminal_size=SIZE, run_before=asking(BAKERY))
+
+
+def test_streamed_ollama_answer_with_a_flagged_sentence(snap_compare, retriever, fake_ollama):
+    """The fake Ollama server streams an answer with one invented claim: that sentence is flagged."""
+    from fake_ollama import QUESTION
+
+    fake_ollama.scenario = "invented_claim"
+    assert snap_compare(app(retriever, generator="ollama"), terminal_size=SIZE, run_before=asking(QUESTION))
+
+
+def test_chunk_detail_view(snap_compare, retriever):
+    """Row 2 selected: its chunk's full text beside the answer, the matched sentence highlighted."""
+    assert snap_compare(app(retriever), terminal_size=SIZE, run_before=asking(BAKERY, then=("tab", "down", "enter")))
+
+
+def test_question_with_rich_markup(snap_compare, retriever):
+    """Markup and an escape sequence in a question are shown as typed, never as styles."""
+    question = "[bold red]When[/] does the bakery [link=x]sell out?\x1b[31m"
+    assert snap_compare(app(retriever), terminal_size=SIZE, run_before=asking(question))
+
+
+def test_eval_stepping_view(snap_compare, retriever):
+    """F4 twice: the second labelled question, its expected chunk and phrase against what came back, and the tally."""
+    assert snap_compare(app(retriever), terminal_size=SIZE, run_before=asking(then=("f4", "f4")))
