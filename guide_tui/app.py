@@ -126,6 +126,14 @@ class EvalSession:
 # ---------------------------------------------------------------- widgets
 
 
+class QuestionInput(Input):
+    """The question field. A terminal pastes text as it is, so a pasted escape sequence or control
+    code would sit in the field and be drawn raw to the terminal: each becomes a space here."""
+
+    def validate_value(self, value: str) -> str:
+        return printable(value).replace("\n", " ")
+
+
 class HitsTable(DataTable):
     """The top-5 chunks with every number behind their order; the cutoff is a row where the distances cross it."""
 
@@ -439,7 +447,7 @@ class GuideApp(App):
     # ------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="Ask about the region: opening times, prices, buses, walks…", id="question")
+        yield QuestionInput(placeholder="Ask about the region: opening times, prices, buses, walks…", id="question")
         yield Static(id="message")
         yield HitsTable(id="hits")
         yield Static(id="eval")

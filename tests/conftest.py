@@ -36,3 +36,13 @@ def fake_ollama(monkeypatch):
         monkeypatch.setenv("OLLAMA_HOST", server.url)
         monkeypatch.delenv("GUIDE_TUI_OLLAMA_MODEL", raising=False)
         yield server
+
+
+CLOSED_OLLAMA = "http://127.0.0.1:9"  # nothing listens on the discard port: "not reachable", at once
+
+
+@pytest.fixture
+def ollama_down(monkeypatch):
+    """Ollama is not running (a test may still start `fake_ollama`, which points OLLAMA_HOST at itself)."""
+    monkeypatch.setenv("OLLAMA_HOST", CLOSED_OLLAMA)
+    monkeypatch.delenv("GUIDE_TUI_OLLAMA_MODEL", raising=False)
