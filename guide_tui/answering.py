@@ -2,6 +2,13 @@
 
 Every answer either quotes/cites retrieved chunks or is exactly REFUSAL with no
 source. `answer_question` is the one entry point the CLI, the app and the eval use.
+Its steps, each of which can refuse:
+  1. an empty question, or the relevance gate (retrieval) failing: reason "empty question" / "gate";
+  2. answerability (extractive.why_unanswerable), for every generator: what the question
+     is about must be said by the retrieved sentences, in the guide of the place it names
+     (the gate alone lets near misses and false premises through): reason "answerability";
+  3. the answerer: Ollama when asked for and reachable (the model may refuse: "model"),
+     else the extractive answerer, which quotes the chosen sentences verbatim.
 """
 
 from __future__ import annotations
@@ -9,9 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from guide_tui.retrieval import Retrieval
+from guide_tui.extractive import PLACE_NAME, Candidate, find_evidence
+from guide_tui.retrieval import Retrieval, Retriever
 
 REFUSAL = "I don't have enough information about that."
+GENERATORS = ("auto", "extractive", "ollama")
 
 
 @dataclass(frozen=True)
@@ -36,6 +45,8 @@ class Answer:
     unsupported: list[str] = field(default_factory=list)  # generated sentences the claim check could not support
     refusal_reason: str | None = None  # "gate", "answerability", "model" or "empty question"
     fallback_reason: str | None = None  # why Ollama was not used, when it was asked for
+    refusal_detail: str | None = None  # for answerability refusals: what the guides did not cover (names no source)
+    invented_citations: list[str] = field(default_factory=list)  # files the model cited that it was not shown
 
     def sources(self) -> list[tuple[str, str]]:
         """(file, section) pairs in order of first citation; none for a refusal."""
@@ -52,11 +63,123 @@ class Answer:
             "generator": self.generator,
             "citations": [] if self.refused else [c.to_json() for c in self.citations],
             "unsupported": self.unsupported,
+            "invented_citations": self.invented_citations,
             "retrieved": retrieval["retrieved"],
             "gate": retrieval["gate"],
             "refusal_reason": self.refusal_reason,
+            "refusal_detail": self.refusal_detail,
             "fallback_reason": self.fallback_reason,
         }
 
 
 OnText = Callable[[str], None]
+
+
+def guide_says(chunk) -> str:
+    """The short lead before a quote: "Kestrelford's guide says:" or '"Walking in the region" says:'."""
+    if PLACE_NAME.match(chunk.title):
+        owner = f"{chunk.title}'" if chunk.title.endswith("s") else f"{chunk.title}'s"
+        return f"{owner} guide says:"
+    return f'"{chunk.title}" says:'
+
+
+def extractive_text(quotes: list[Candidate]) -> list[str]:
+    """The answer in pieces, one line per chunk quoted: a lead, then its sentences verbatim in
+    quotation marks (in the order the chunk has them). The pieces joined are the answer."""
+    groups: dict[str, list[Candidate]] = {}
+    for quote in quotes:
+        groups.setdefault(quote.hit.chunk.chunk_id, []).append(quote)
+    pieces = []
+    for group in groups.values():
+        said = " ".join(q.sentence.text for q in sorted(group, key=lambda q: q.row))
+        pieces.append(("\n" if pieces else "") + f'{guide_says(group[0].hit.chunk)} "{said}"')
+    return pieces
+
+
+def citations_of(quotes: list[Candidate]) -> list[Citation]:
+    return [Citation(q.hit.chunk.file, q.hit.chunk.section, q.hit.chunk.chunk_id, q.sentence.text) for q in quotes]
+
+
+# ---------------------------------------------------------------- the entry point
+
+def answer_question(
+    retriever: Retriever,
+    question: str,
+    generator: str = "auto",
+    model: str | None = None,
+    on_text: OnText | None = None,
+    ollama: str | None = None,
+    retrieval: Retrieval | None = None,
+) -> Answer:
+    """Retrieve, gate, check answerability, then answer with Ollama or by quoting.
+
+    generator: "extractive", "ollama", or "auto" (Ollama when it answers). When Ollama
+    cannot answer (down, slow, model missing, dropped mid-stream) the extractive answer
+    is given and fallback_reason says why. `ollama` is the Ollama host URL (default:
+    OLLAMA_HOST or http://127.0.0.1:11434). on_text receives pieces of the answer as
+    they become available; Answer.text is the final word (a fallback replaces partial
+    Ollama text already streamed). `retrieval`: this question's, when the caller has it.
+    """
+    if generator not in GENERATORS:
+        raise ValueError(f"generator must be one of {', '.join(GENERATORS)}, not {generator!r}")
+    emit = on_text or (lambda piece: None)
+    retrieval = retrieval or retriever.retrieve(question)
+
+    def refuse(reason: str, detail: str | None = None) -> Answer:
+        emit(REFUSAL)
+        return Answer(retrieval.question, True, REFUSAL, "extractive", retrieval, refusal_reason=reason, refusal_detail=detail)
+
+    if not retrieval.question:
+        return refuse("empty question")
+    if not retrieval.gate.passed:
+        return refuse("gate")
+    evidence = find_evidence(retriever, retrieval)
+    if not evidence.answerable:
+        return refuse("answerability", evidence.problem)
+    fallback = None
+    if generator != "extractive":
+        try:
+            return generated_answer(retriever, retrieval, model, emit, ollama)
+        except OllamaUnavailable as err:
+            fallback = f"{err}; answered extractively"
+    pieces = extractive_text(evidence.quotes)
+    for piece in pieces:
+        emit(piece)
+    return Answer(
+        retrieval.question, False, "".join(pieces), "extractive", retrieval, citations_of(evidence.quotes), fallback_reason=fallback
+    )
+
+
+class OllamaUnavailable(Exception):
+    """Ollama gave no usable answer; the message is one short line for the user."""
+
+
+def generated_answer(retriever: Retriever, retrieval: Retrieval, model: str | None, emit: OnText, host: str | None) -> Answer:
+    """Ollama's answer, checked claim by claim (guide_tui.ollama_answerer); raises OllamaUnavailable to fall back."""
+    try:
+        from guide_tui import ollama_answerer
+    except ImportError as err:  # a trimmed install: answer extractively, say why
+        raise OllamaUnavailable(f"Ollama support is not available ({err})") from err
+    if not ollama_answerer.prompt_hits(retrieval):
+        raise OllamaUnavailable("no retrieved chunk is within the cutoff to show Ollama")
+    try:
+        generated = ollama_answerer.generate(
+            retrieval, retrieval.question, retriever.index.embedder, model=model, on_text=emit, host=host
+        )
+    except ollama_answerer.OllamaUnavailable as err:
+        raise OllamaUnavailable(err.reason) from err
+    label = f"ollama:{generated.model}"
+    if generated.refused:
+        return Answer(retrieval.question, True, REFUSAL, label, retrieval, refusal_reason="model")
+    if not generated.citations:  # nothing it said is in the guides: not an answer this app gives
+        raise OllamaUnavailable(f"{label}'s answer had no support in the retrieved guides")
+    return Answer(
+        retrieval.question,
+        False,
+        generated.text,
+        label,
+        retrieval,
+        list(generated.citations),
+        list(generated.unsupported),
+        invented_citations=list(generated.invented_citations),
+    )

@@ -1,0 +1,579 @@
+"""Which retrieved sentences answer a question, and whether any does: the extractive answerer.
+
+It quotes, never writes: the answer is one or a few sentences of the retrieved chunks
+(chunking.sentences, so verbatim modulo whitespace), chosen by
+  - what the question is about: its content words once question words, filler and place
+    names are set aside, each covered by the same stem or root, by a close word vector,
+    or (for "cost", "evening"...) by a sentence giving that kind of value;
+  - what it asks for: "when" wants a time, day, month or year, "how much" a price...;
+  - where: a question naming a town is answered from that town's guide, or from a
+    region-wide sentence naming it;
+  - similarity of question and sentence, town names masked in both.
+`why_unanswerable` is the answerability check every generator goes through: the gate
+alone lets near misses through ("Is there a cinema in Kestrelford?" sits close because
+the town matches), and a false premise ("the bakery in Marchwood") must not be answered
+with another town's fact.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from guide_tui.chunking import sentences
+from guide_tui.retrieval import Hit, Retrieval, Retriever
+
+
+# ---------------------------------------------------------------- what the question asks for
+
+# Words that shape a question rather than say what it is about: closed-class English (with the
+# pieces contractions leave: "don't" -> "don", "t"), question words, and travel-question filler
+# (moving, looking, judging, vague amounts and parts). Tantivy's stop words are dropped too.
+QUESTION_WORDS = frozenset(
+    """
+    a about above across after again against ahead all along also am among an and another any anyone anything
+    anywhere are aren around as at away back be been before behind being below beside between beyond both but by
+    can cannot could couldn d did didn do does doesn doing don done down during each either else even ever every
+    except few for from further get gets getting go goes going gone got had has hasn have haven having he her here
+    him his how i if in inside into is isn it its itself just least less like ll m may me might more most much must
+    my near need needs neither no nor not of off on once one ones only onto or other our out outside over own past
+    please re really round s same shall she should since so some someone something somewhere still such t than that
+    the their them then there these they this those though through till to too toward towards under until up upon
+    us ve very via want wants was wasn we were weren what when where whether which while who whom whose why will
+    with within without won would wouldn you your
+    many long far often time times
+    arrive arriving reach head heading come coming leave leaving visit visiting visitor visitors stay staying spend
+    see seeing look looking looks watch find use using try make take taking bring like know tell say think plan
+    planning recommend manage expect able worth worthwhile best good better great nice proper decent right well
+    actually generally usually normally typically sometimes pretty quite especially exactly roughly main little
+    lot lots bit kind sort part start end side way thing things place places area areas region town towns trip
+    journey ride everyone everybody anybody everywhere people person different involved
+    """.split()
+)
+
+NUMBER_WORD = (
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|"
+    r"fifty|sixty|ninety|hundred|a|an|a few|a couple of|half an?)"
+)
+MONTHS = r"january|february|march|april|may|june|july|august|september|october|november|december"
+WEEKDAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+
+
+def _pattern(text: str) -> re.Pattern:
+    return re.compile(text, re.IGNORECASE)
+
+
+# What a sentence must contain to give each kind of answer.
+FOUND = {
+    "clock": _pattern(
+        r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\b(?:midnight|noon|midday|dusk|dawn|lunchtime)\b"
+        r"|\bfrom \d{1,2} to \d{1,2}\b|\bbetween \d{1,2} and \d{1,2}\b|\bon the hour\b"
+    ),
+    "day": _pattern(rf"\b{WEEKDAYS}\b|\bweekdays?\b|\bweekends?\b|\bevery day\b|\bdays a week\b|\bdays of the week\b"),
+    "month": _pattern(rf"\b(?:{MONTHS}|spring|summer|autumn|winter|easter|midsummer|year-round|all year)\b"),
+    "year": _pattern(r"\b1\d{3}s?\b|\b20\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)[ -]century\b"),
+    "number": _pattern(
+        r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|"
+        r"fifty|ninety|hundred|thousand|dozen|half|double|twice|third)\b"
+    ),
+    "price": _pattern(
+        r"£\s?\d|\bfree\b|\bcosts?\b|\bcosts? nothing\b|\bcheap\w*|\bexpensive\b|\bprices?\b|\bcharges?\b|\bfares?\b"
+        r"|\boverpriced\b"
+    ),
+    "duration": _pattern(
+        rf"(?<!every )\b{NUMBER_WORD}[ -](?:minutes?|hours?|days?|nights?|weeks?|months?|years?)\b"
+        r"|\bhalf a day\b|(?<!every )\ban? (?:hour|afternoon|day)\b"
+    ),
+    "distance": _pattern(rf"\b{NUMBER_WORD}[ -](?:miles?|metres?|meters?|km|kilometres?|yards?|feet)\b"),
+    "frequency": _pattern(r"\bevery\b|\b(?:two-)?hourly\b|\bonce\b|\btwice\b|\btimes a (?:day|week|year)\b|\ba day\b"),
+    "reason": _pattern(r"\bbecause\b|\bsince\b|\bso\b|\bdue to\b|\bthanks to\b|\bmeans\b|\bmakes?\b|\bwhich\b"),
+}
+WHEN = ("clock", "day", "month", "year")
+
+# Question cues, tried in order; a cue that matches is blanked out so a later, vaguer cue
+# ("how long") does not fire on what an earlier one ("how long has") already read.
+# Each matching cue adds one group of acceptable kinds: a sentence answers a group when
+# it shows any of the group's kinds.
+ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
+    (_pattern(r"\bwhat year\b|\bhow old\b|\bwhen did\b|\bhow long has\b|\bsince when\b|\bwhat century\b"), ("year",)),
+    (_pattern(r"\b(?:which|what)(?: \w+)? (?:months?|seasons?)\b|\btime of (?:the )?year\b"), ("month",)),
+    (_pattern(r"\b(?:which|what)(?: \w+)? days?\b"), ("day",)),
+    (_pattern(r"\bwhat time\b|\bhow (?:late|early)\b|\b(?:until|till|by) what\b|\bwhat hours?\b"), ("clock",)),
+    (_pattern(r"(?:^|[.?!,]\s*)when\b|\b(?:until|since|till) when\b"), WHEN),  # not "shut when it's windy"
+    (_pattern(r"\bhow long\b|\bhow much time\b"), ("duration",)),
+    (_pattern(r"\bhow far\b"), ("distance", "duration")),
+    (_pattern(r"\bhow often\b|\bhow frequent"), ("frequency",)),
+    (
+        _pattern(
+            r"\bhow much (?:does|do|is|are|will|would|did)\b"
+            r"|\b(?:cost|costs|charge|charges|price|prices|fee|fees|fare|fares|pay|paying|expensive|cheap|cheaper|cheapest)\b"
+        ),
+        ("price",),
+    ),
+    (_pattern(r"\bhow (?:many|much)\b"), ("number",)),
+    (
+        _pattern(
+            r"\bwhere\b|\b(?:which|what)(?: \w+)? (?:towns?|places?|parts?|districts?|areas?|streets?|villages?|walks?|roads?)\b"
+        ),
+        ("place",),
+    ),
+    (_pattern(r"\bwhy\b|\bhow come\b"), ("reason",)),
+]
+
+# Words about a kind of answer: a sentence giving that kind covers them ("cost" is covered by "£2",
+# "evening" by "6 to 8:30", "winter" by "from November to February").
+KIND_WORDS = {
+    "price": "cost costs charge charges price prices fee fees fare fares pay paying paid expensive cheap cheaper cheapest",
+    "clock": "late later latest early earlier earliest hour hours open opens opening evening evenings morning mornings "
+    "night nights afternoon lunchtime last first",
+    "day": "day days week weekday weekdays weekend weekends weeknight weeknights",
+    "month": "month months season seasons year spring summer autumn winter",
+    "year": "year years old age century",
+    "duration": "minutes hours",
+    "distance": "distance miles metres",
+    "number": "number",
+    "frequency": "frequent frequently",
+}
+KINDS_OF_WORD: dict[str, list[str]] = {}
+for _kind, _words in KIND_WORDS.items():
+    for _word in _words.split():
+        KINDS_OF_WORD.setdefault(_word, []).append(_kind)
+
+
+def asked_kinds(question: str) -> list[tuple[str, ...]]:
+    """The kinds of answer the question asks for, one group per cue ("when" -> a time, day, month or year)."""
+    remaining = question.lower()
+    groups = []
+    for cue, kinds in ASKED:
+        if cue.search(remaining):
+            groups.append(kinds)
+            remaining = cue.sub(" ", remaining)
+    return groups
+
+
+# ---------------------------------------------------------------- the index's sentences, analysed once
+
+WORD = re.compile(r"[a-z0-9]+")  # what tantivy's simple tokenizer keeps, on lowercased text
+PLACE_NAME = re.compile(r"^[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*$")  # town guides are titled by the town's name
+CAPITALISED = re.compile(r"[A-Z][a-z]+")
+NOT_PLACES = frozenset(
+    "I Mondays Monday Tuesday Tuesdays Wednesday Thursday Thursdays Friday Fridays Saturday Saturdays Sunday Sundays "
+    "January February March April May June July August September October November December Easter Victorian Saxon".split()
+)
+SIMILAR_WORD = 0.6  # word-vector cosine at which two words count as the same subject ("bike" ~ "cycling")
+KIND_COVERS = SIMILAR_WORD  # "evening" is covered by "6 to 8:30", but less surely than by "evening" itself
+
+
+@dataclass
+class Sentence:
+    text: str
+    chunk: int  # ordinal in the index's chunks
+    words: list[str]  # lowercased content words (stop words dropped)
+    stems: set[str]
+    word_ids: np.ndarray  # rows of Analysed.word_vectors for `words`
+    towns: set[str]
+    word_set: frozenset[str] = frozenset()
+
+
+def content_analyzer():
+    """The keyword index's stemming (tantivy en_stem) with English stop words dropped."""
+    import tantivy
+
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stopword("english"))
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+class Analysed:
+    """Every sentence of an index with its stems, word vectors and town names: built once per index.
+
+    Quotes come from chunking.sentences(chunk.text), so they are verbatim modulo whitespace.
+    """
+
+    def __init__(self, retriever: Retriever) -> None:
+        index = retriever.index
+        self.embedder = index.embedder
+        self.analyzer = content_analyzer()
+        self.towns = sorted({c.title for c in index.chunks if PLACE_NAME.match(c.title)}, key=len, reverse=True)
+        names = "|".join(re.escape(t) for t in self.towns) or r"(?!)"  # (?!) never matches: no towns
+        self.town_pattern = re.compile(rf"\b({names})(?:'s|’s)?\b", re.IGNORECASE)
+        self.town_by_lower = {t.lower(): t for t in self.towns}
+        self.town_words = {word for town in self.towns for word in town.split()}
+        self.stem_cache: dict[str, str | None] = {}
+        self.word_row: dict[str, int] = {}
+        self.sentences: list[Sentence] = []
+        self.by_chunk: list[list[int]] = []
+        self.chunk_row = {chunk.chunk_id: n for n, chunk in enumerate(index.chunks)}
+        self.titles = [chunk.title for chunk in index.chunks]
+        self.places: dict[frozenset[str], Sentence] = {}
+        vocabulary: list[str] = []
+        for n, chunk in enumerate(index.chunks):
+            rows = []
+            for text in sentences(chunk.text):
+                words = [w for w in WORD.findall(text.lower()) if self.stem(w)]
+                for w in words:
+                    if w not in self.word_row:
+                        self.word_row[w] = len(vocabulary)
+                        vocabulary.append(w)
+                rows.append(len(self.sentences))
+                self.sentences.append(
+                    Sentence(
+                        text,
+                        n,
+                        words,
+                        {self.stem(w) for w in words},
+                        np.array([self.word_row[w] for w in words], dtype=np.int64),
+                        self.towns_in(text),
+                        frozenset(words),
+                    )
+                )
+            self.by_chunk.append(rows)
+        self.word_vectors = self.embedder.encode(vocabulary)
+        self.chunk_frequency: dict[str, int] = {}
+        for rows in self.by_chunk:
+            for stem in set().union(*(self.sentences[row].stems for row in rows)):
+                self.chunk_frequency[stem] = self.chunk_frequency.get(stem, 0) + 1
+        # with its section heading ("Where to stay: ...") and town names masked, so similarity
+        # measures what a sentence is about, not where
+        self.sentence_vectors = self.embedder.encode(
+            [f"{index.chunks[s.chunk].section}: {self.without_towns(s.text)}" for s in self.sentences]
+        )
+
+    def stem(self, word: str) -> str | None:
+        """The word as the keyword index stems it; None for a stop word."""
+        if word not in self.stem_cache:
+            stems = self.analyzer.analyze(word)
+            self.stem_cache[word] = stems[0] if stems else None
+        return self.stem_cache[word]
+
+    def place_evidence(self, towns: set[str]) -> Sentence:
+        """Everything the guides say about the towns (their guides, and region-wide sentences naming
+        them) or, for no town, about the region: as one pseudo-sentence for coverage()."""
+        key = frozenset(towns)
+        if key not in self.places:
+            chosen = [s for s in self.sentences if self.about(towns, s)]
+            words = sorted({w for s in chosen for w in s.words})
+            self.places[key] = Sentence(
+                " ".join(s.text for s in chosen),
+                -1,
+                words,
+                set().union(*(s.stems for s in chosen)) if chosen else set(),
+                np.array([self.word_row[w] for w in words], dtype=np.int64),
+                set(towns),
+                frozenset(words),
+            )
+        return self.places[key]
+
+    def guide_town(self, chunk: int) -> str | None:
+        """The town a chunk's guide is about; None for a region-wide guide."""
+        title = self.titles[chunk]
+        return title if title in self.town_by_lower.values() else None
+
+    def about(self, towns: set[str], sentence: Sentence) -> bool:
+        """The place rule: for a question naming towns, a sentence of their guides or a region-wide
+        sentence naming one of them (never another town's guide); anything for no town."""
+        if not towns:
+            return True
+        town = self.guide_town(sentence.chunk)
+        return town in towns if town else bool(sentence.towns & towns)
+
+    def rarity(self, word: str) -> float:
+        """Inverse chunk frequency of the word's stem (words the guides never use count most)."""
+        count = self.chunk_frequency.get(self.stem(word) or "", 0)
+        return float(np.log((len(self.by_chunk) + 1) / (count + 1)) + 1)
+
+    def without_towns(self, text: str) -> str:
+        return self.town_pattern.sub(" ", text)
+
+    def towns_in(self, text: str) -> set[str]:
+        return {self.town_by_lower[m.group(1).lower()] for m in self.town_pattern.finditer(text)}
+
+
+_ANALYSED: dict[int, tuple[weakref.ref, Analysed]] = {}
+
+
+def analysed(retriever: Retriever) -> Analysed:
+    """The analysed sentences of the retriever's index (cached while the index lives)."""
+    key = id(retriever.index)
+    cached = _ANALYSED.get(key)
+    if cached is None or cached[0]() is not retriever.index:
+        cached = (weakref.ref(retriever.index), Analysed(retriever))
+        _ANALYSED[key] = cached
+    return cached[1]
+
+
+# ---------------------------------------------------------------- choosing the sentences that answer
+
+FILLER_IN_NAMES = frozenset("best good proper main little".split())  # "the best base": still inside the name
+YES_NO = re.compile(r"^(?:is|are|does|do|did|can|could|will|would|should|has|have|was|were)\b", re.IGNORECASE)
+SOFT_KINDS = {"place", "reason"}  # said in too many ways to demand ("why": because, so, a detail that...)
+SOFT_KIND_SHARE = 0.5
+PARAPHRASE = 0.56  # question/sentence cosine (town names masked) at which a sentence restates the question
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What the question is about and what it wants back."""
+
+    words: list[str]  # content words, question words and place names set aside
+    weights: np.ndarray  # per word: how rare it is in the guides (a rare word says more about the subject)
+    kinds: list[tuple[str, ...]]
+    towns: set[str]
+    yes_no: bool  # "Is there a cinema...?": only the subject itself can answer it
+    named: set[str]  # words of the things the question names after an article ("a cinema", "the entry fee")
+    vector: np.ndarray  # the question's sentence vector, town names masked
+    word_vectors: np.ndarray
+
+    def share(self, coverage: np.ndarray) -> float:
+        """Rarity-weighted share of the subject words covered (1 when there are none)."""
+        if not self.words:
+            return 1.0
+        return float(self.weights @ (coverage >= SIMILAR_WORD) / self.weights.sum())
+
+
+@dataclass(frozen=True)
+class Candidate:
+    hit: Hit
+    sentence: Sentence
+    row: int  # in Analysed.sentences
+    allowed: bool  # by the place rule
+    coverage: np.ndarray  # per subject word: 1 for the same stem, else the best word-vector cosine
+    share: float  # Subject.share of the coverage
+    kinds_found: float  # share of the asked-for kind groups the sentence gives
+    similarity: float  # cosine of the question and sentence vectors, town names masked in both
+    score: float
+
+
+def subject_of(question: str, facts: Analysed) -> Subject:
+    towns = facts.towns_in(question)
+    kinds = asked_kinds(question)
+    asked = {kind for group in kinds for kind in group}
+    without_towns = facts.without_towns(question)
+    words = []
+    for word in WORD.findall(without_towns.lower()):
+        if word.isdigit() or word in QUESTION_WORDS or not facts.stem(word):
+            continue
+        if asked.intersection(KINDS_OF_WORD.get(word, ())):  # "months" in "what months...": the frame, not the subject
+            continue
+        if word not in words:
+            words.append(word)
+    vectors = facts.embedder.encode([without_towns] + words)
+    weights = np.array([facts.rarity(word) for word in words])
+    last_sentence = re.split(r"(?<=[.!?])\s+", question.strip())[-1]
+    named = named_things(without_towns)
+    return Subject(words, weights, kinds, towns, bool(YES_NO.match(last_sentence)), named, vectors[0], vectors[1:])
+
+
+ARTICLES = frozenset("a an the any some my your its their this that these those one another".split())
+
+
+def named_things(question: str) -> set[str]:
+    """Words in the runs that follow an article up to the next small word: "the entry fee for the
+    fishing museum" -> entry, fee, fishing, museum. These name what the question is about, where
+    a verb or adjective ("looks grim", "goes dead") only says something about it."""
+    named: set[str] = set()
+    inside = False
+    for word in WORD.findall(question.lower()):
+        if word in ARTICLES:
+            inside = True
+        elif word in QUESTION_WORDS and word not in FILLER_IN_NAMES:
+            inside = False
+        elif inside:
+            named.add(word)
+    return named
+
+
+def place_match(subject: Subject, sentence: Sentence, facts: Analysed) -> float:
+    """Share of the question's towns the sentence is about (by naming them or by its guide);
+    for a question naming no town, REGION_SHARE for a region-wide guide ("which town is easiest...")."""
+    town = facts.guide_town(sentence.chunk)
+    if not subject.towns:
+        return 0.0 if town else REGION_SHARE
+    return len((sentence.towns | {town}) & subject.towns) / len(subject.towns)
+
+
+def names_places(text: str, subject: Subject, facts: Analysed) -> bool:
+    """A place name the question did not give: a town, or a capitalised word after the first
+    (not a month or day), e.g. "Verrill Street", "Marchwood is where..."."""
+    plain = text.replace("*", "")
+    names = CAPITALISED.findall(plain)
+    first = plain.split(" ", 1)[0].strip("\"'(")
+    return any(
+        (name != first or name in facts.town_words) and name not in NOT_PLACES and not any(name in t for t in subject.towns)
+        for name in names
+    )
+
+
+def gives(kind: str, text: str, subject: Subject, facts: Analysed) -> bool:
+    return names_places(text, subject, facts) if kind == "place" else bool(FOUND[kind].search(text))
+
+
+def kinds_found(subject: Subject, text: str, facts: Analysed, hard_only: bool = False) -> float:
+    """Weighted share of the asked-for kind groups the text gives: SOFT_KINDS count SOFT_KIND_SHARE
+    (or nothing when hard_only), as "because" is a weak sign of a reason."""
+    weights = [
+        (SOFT_KIND_SHARE if SOFT_KINDS.issuperset(group) else 1.0, group)
+        for group in subject.kinds
+        if not (hard_only and SOFT_KINDS.issuperset(group))
+    ]
+    if not weights:
+        return 1.0
+    given = sum(weight for weight, group in weights if any(gives(kind, text, subject, facts) for kind in group))
+    return given / sum(weight for weight, _ in weights)
+
+
+def coverage(subject: Subject, sentence: Sentence, facts: Analysed) -> np.ndarray:
+    """Per subject word: 1 when the sentence has the word's stem or root, KIND_COVERS when it gives the
+    kind of answer the word is about; else the best word-vector cosine with the sentence's words."""
+    if not subject.words:
+        return np.ones(0)
+    if len(sentence.word_ids):
+        result = (subject.word_vectors @ facts.word_vectors[sentence.word_ids].T).max(axis=1)
+    else:
+        result = np.zeros(len(subject.words))
+    for n, word in enumerate(subject.words):
+        stem = facts.stem(word)
+        if stem in sentence.stems or any(same_root(word, other) for other in sentence.word_set):
+            result[n] = 1.0
+        elif any(FOUND[kind].search(sentence.text) for kind in KINDS_OF_WORD.get(word, ())):
+            result[n] = max(result[n], KIND_COVERS)
+    return result
+
+
+def same_root(a: str, b: str) -> bool:
+    """Words where one begins or ends the other ("walk"/"walkers", "mill"/"watermill"), which stemming keeps apart."""
+    short, long = sorted((a, b), key=len)
+    return len(short) >= 4 and (long.startswith(short) or long.endswith(short))
+
+
+# How a sentence is ranked as the answer (measured on the "tune" questions).
+COVERAGE_WEIGHT = 1.0  # share of the subject words it covers
+KIND_WEIGHT = 1.0  # share of the asked-for kinds of answer it gives
+SIMILARITY_WEIGHT = 1.0  # its similarity to the question
+RANK_WEIGHT = 0.1  # over the rank of its chunk in retrieval
+PLACE_WEIGHT = 0.6  # share of the question's towns it is about
+REGION_SHARE = 1.0  # the share a region-wide sentence gets when the question names no town
+
+
+def candidates(subject: Subject, retrieval: Retrieval, facts: Analysed) -> list[Candidate]:
+    """Every sentence of the retrieved chunks, best first (the same text once, at its best chunk)."""
+    found: dict[str, Candidate] = {}
+    for hit in retrieval.hits:
+        for row in facts.by_chunk[facts.chunk_row[hit.chunk.chunk_id]]:
+            sentence = facts.sentences[row]
+            if sentence.text in found:
+                continue
+            covered = coverage(subject, sentence, facts)
+            counted = np.where(covered >= SIMILAR_WORD, covered, 0.0)  # a far-off word is not partly covered
+            covered_share = float(subject.weights @ counted / subject.weights.sum()) if len(covered) else 0.0
+            kinds = kinds_found(subject, sentence.text, facts)
+            similarity = float(facts.sentence_vectors[row] @ subject.vector)
+            score = (
+                COVERAGE_WEIGHT * covered_share
+                + KIND_WEIGHT * kinds
+                + SIMILARITY_WEIGHT * similarity
+                + RANK_WEIGHT / hit.rank
+                + PLACE_WEIGHT * place_match(subject, sentence, facts)
+            )
+            allowed = facts.about(subject.towns, sentence)
+            found[sentence.text] = Candidate(
+                hit, sentence, row, allowed, covered, subject.share(covered), kinds, similarity, score
+            )
+    return sorted(found.values(), key=lambda c: (-c.score, c.hit.rank))
+
+
+MAX_QUOTES = 3
+COMPANION_MARGIN = 0.35  # another sentence is quoted too when it scores this close to the best, covering as much,
+# or when it is from another guide and covers the whole subject (the guides may disagree: quote both)
+COMPLETION_REACH = 2  # how many sentences away a missing kind of answer is looked for in the best one's chunk
+
+
+@dataclass(frozen=True)
+class Evidence:
+    quotes: list[Candidate]  # what the extractive answer quotes, in order
+    problem: str | None = None  # why the question cannot be answered from them (names no source)
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.quotes) and self.problem is None
+
+
+def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
+    """The sentence (or few) that answer the question, or why none does."""
+    facts = analysed(retriever)
+    subject = subject_of(retrieval.question, facts)
+    everything = candidates(subject, retrieval, facts)
+    ranked = [c for c in everything if c.allowed]
+    if not ranked:
+        return Evidence([], f"nothing retrieved is about {' or '.join(sorted(subject.towns))}")
+    best = ranked[0]
+    quotes = [best] + completion(subject, best, facts)
+    for other in ranked[1:]:
+        if len(quotes) >= MAX_QUOTES:
+            break
+        as_good = other.share >= best.share and other.kinds_found >= best.kinds_found
+        close = other.score >= best.score - COMPANION_MARGIN
+        another_guide = other.share == 1.0 and other.hit.chunk.file not in {q.hit.chunk.file for q in quotes}
+        if as_good and (close or another_guide) and other.sentence.text not in {q.sentence.text for q in quotes}:
+            quotes.append(other)
+    return Evidence(quotes, why_unanswerable(subject, quotes, everything, facts))
+
+
+def completion(subject: Subject, best: Candidate, facts: Analysed) -> list[Candidate]:
+    """A nearby sentence of the same chunk giving the kind of answer the best one lacks ("the coastal
+    path is closed in high wind" needs the sentence before it to say which coastal path)."""
+    if kinds_found(subject, best.sentence.text, facts) == 1.0:
+        return []
+    rows = facts.by_chunk[best.sentence.chunk]
+    at = rows.index(best.row)
+    for distance in range(1, COMPLETION_REACH + 1):
+        for n in (at - distance, at + distance):
+            if 0 <= n < len(rows):
+                sentence = facts.sentences[rows[n]]
+                joined = " ".join([sentence.text, best.sentence.text])
+                if kinds_found(subject, joined, facts) > best.kinds_found and facts.about(subject.towns, sentence):
+                    covered = coverage(subject, sentence, facts)
+                    similarity = float(facts.sentence_vectors[rows[n]] @ subject.vector)
+                    return [Candidate(best.hit, sentence, rows[n], True, covered, subject.share(covered),
+                                      kinds_found(subject, sentence.text, facts), similarity, best.score)]
+    return []
+
+
+def why_unanswerable(subject: Subject, quotes: list[Candidate], everything: list[Candidate], facts: Analysed) -> str | None:
+    """None when the quotes answer the question; else what is missing, for the refusal's record.
+
+    Word vectors miss many paraphrases ("walk from one end to the other" / "cross from end to
+    end"), so a word the guides do not use is forgiven when the best sentence restates the
+    question (PARAPHRASE), or when it is not part of a thing the question names ("looks grim");
+    a yes/no question about something the place's guides never mention is refused even then.
+    """
+    best = quotes[0]
+    restates = best.similarity >= PARAPHRASE
+    place = " or ".join(sorted(subject.towns)) or "the region"
+    known_to_place = coverage(subject, facts.place_evidence(subject.towns), facts) >= SIMILAR_WORD
+    unknown = [w for w, known in zip(subject.words, known_to_place) if not known]
+    if subject.words and not (coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD).any():
+        return f"the guides never mention {', '.join(subject.words)}"
+    if unknown and subject.yes_no:
+        return f"the guides for {place} do not mention {', '.join(unknown)}"
+    named_unknown = [w for w in unknown if w in subject.named]
+    if named_unknown and not restates:
+        return f"the guides for {place} do not mention {', '.join(named_unknown)}"
+    quoted = " ".join(q.sentence.text for q in quotes)
+    if kinds_found(subject, quoted, facts, hard_only=True) < 1.0:
+        return "no retrieved sentence gives the kind of answer asked for"
+    about_places = place_match(subject, best.sentence, facts) == 1.0
+    if best.share == 0.0 and not (about_places and (restates or subject.kinds)):
+        return f"no retrieved sentence is about {', '.join(subject.words)}"
+    rivals = [c for c in everything if not c.allowed and c.kinds_found >= best.kinds_found and c.share > best.share]
+    if rivals and not restates:
+        return f"what is asked about is said of another place, not {place}"
+    return None
