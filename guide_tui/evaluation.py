@@ -92,7 +92,7 @@ CRITERIA = {
     "no_town_region_guide": ("no-town questions reach a region-wide guide", "answerable questions naming no town: a region-wide guide in the top 5"),
     "rank1": ("expected chunk ranked first", "answerable: the top chunk is one of the expected chunks"),
     "best_chunk_first": ("best expected chunk ranked first", "answerable: the top chunk is the first (best) expected chunk"),
-    "mrr": ("mean reciprocal rank", "answerable: mean of 1/rank of the first expected chunk in the top 5 (0 if none)"),
+    "mrr": ("mean reciprocal rank (top 5)", "answerable: mean of 1/rank of the first expected chunk in the top 5 (0 if none)"),
     "hit_at_5": ("expected chunk in top 5", "answerable: some expected chunk is in the top 5"),
     "expected_phrase": ("answer contains the expected phrase", "answerable: the answer text contains the expected phrase (refusal = miss)"),
     "near_miss_refused": ("near-miss questions refused", "near-miss: refused end to end (gate, answerability or model)"),
@@ -713,5 +713,7 @@ def print_summary(evaluation: Evaluation, comparison: list[tuple] | None, path: 
     for target in evaluation.targets:
         if target["met"] is False:
             sign = "≥" if target["at_least"] else "≤"
-            console.print(f"target missed: {target['name']} {sign} {target['target']:g}, measured {target['value']:.3f}", markup=False)
+            measured = evaluation.overall[target["criterion"]]
+            counts = f" ({measured.count} of {measured.total})" if measured.total else ""
+            console.print(f"target missed: {target['name']} {sign} {target['target']:g}, measured {measured.value:.4f}{counts}", markup=False)
     console.print(f"report: {path}", markup=False)
