@@ -1,16 +1,20 @@
 """The Textual app: ask, watch the top-5 chunks and the cutoff arrive, then the answer and its sources.
 
-Widgets only show things. The work (loading the index, retrieval, answering,
-probing Ollama) runs in thread workers and comes back through call_from_thread,
-so a slow or dead Ollama never freezes the screen or delays the first paint.
+Widgets only show things. Blocking work (loading the index, answering, probing
+Ollama) runs in daemon threads awaited by Textual workers, so a slow or dead
+Ollama never freezes the screen, delays the first paint or holds up quitting.
+Retrieval itself takes about a millisecond and runs on the spot, so the table is
+filled before the answer starts.
 Every piece of text from a guide, a question or a model is shown literally
 (Content / rich Text, never markup) after `printable` has removed control codes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +28,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from guide_tui.answering import REFUSAL, Answer
-from guide_tui.indexes import BUNDLED_INDEX, IndexLoadError, LoadedIndex, load_index
+from guide_tui.indexes import BUNDLED_INDEX, IndexLoadError, LoadedIndex, check_built_from, load_index
 from guide_tui.questions import Question, load_questions
 from guide_tui.report import no_hits_message
 from guide_tui.retrieval import MAX_QUESTION_CHARS, Hit, Retrieval, Retriever, clean_question
@@ -40,6 +44,37 @@ def printable(text: str) -> str:
 
 def literal(text: str, style: str = "") -> Content:
     return Content.styled(printable(text), style)
+
+
+# ---------------------------------------------------------------- background work
+
+
+async def in_daemon_thread(func, *args):
+    """Run blocking work in a daemon thread and await its result.
+
+    Not Textual's thread workers: those run in the loop's executor, which the
+    interpreter joins at exit, so quitting would wait for an Ollama read that may
+    block for a minute. A daemon thread is simply dropped when the app ends.
+    """
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def settle(outcome: str, value) -> None:
+        if not future.done():  # the worker was cancelled (a newer question, or quitting)
+            getattr(future, outcome)(value)
+
+    def run() -> None:
+        try:
+            outcome = ("set_result", func(*args))
+        except Exception as err:
+            outcome = ("set_exception", err)
+        try:
+            loop.call_soon_threadsafe(settle, *outcome)
+        except RuntimeError:  # the app has ended and its loop is closed: nobody is waiting
+            pass
+
+    threading.Thread(target=run, name=f"guide-tui {getattr(func, '__name__', 'work')}", daemon=True).start()
+    return await future
 
 
 # ---------------------------------------------------------------- adapters to the answerers
@@ -206,14 +241,11 @@ class AnswerPanel(VerticalScroll):
     def show(self, content: Content) -> None:
         self.query_one("#answer-text", Static).update(content)
 
-    def begin(self, question: str) -> None:
+    def begin(self, question: str, answerer: str) -> None:
         shown = question if len(question) <= QUESTION_SHOWN_CHARS else question[:QUESTION_SHOWN_CHARS] + "…"
         self.heading = Content.assemble(("Question: ", "bold"), literal(shown, "bold"), "\n\n")
         self.streamed = ""
-        self.show(self.heading + literal("Retrieving…", "italic"))
-
-    def waiting(self, label: str) -> None:
-        self.show(self.heading + literal(f"Answering ({label})…", "italic"))
+        self.show(self.heading + literal(f"Answering ({answerer})…", "italic"))
 
     def add_text(self, piece: str) -> None:
         self.streamed += piece
@@ -366,7 +398,8 @@ class IndexErrorScreen(Screen):
         self.index_dir = index_dir
 
     def compose(self) -> ComposeResult:
-        problem, _, fix = str(self.error).partition("; ")
+        message = str(self.error)  # "<problem>; <fix>": the fix comes last, and the problem may hold "; " itself
+        problem, _, fix = message.rpartition("; ") if "; " in message else (message, "", "")
         body = Content.assemble(
             ("The index cannot be opened", "bold $error"), "\n\n", literal(problem), "\n\n",
             ("How to fix it", "bold"), "\n", literal(fix or "rebuild the index: guide-tui index --out DIR"), "\n\n",
@@ -405,7 +438,7 @@ def action_help(action: str) -> str:
 
 
 class GuideApp(App):
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere (benchmark, tests) find it too
     TITLE = "guide-tui"
     COMMANDS = App.COMMANDS | {GuideCommands}
     BINDINGS = [
@@ -425,11 +458,14 @@ class GuideApp(App):
         questions: list[Question] | None = None,
         built_label: str | None = None,
         retriever: Retriever | None = None,
+        corpus_dir: Path | None = None,
     ) -> None:
         """Tests may pass a loaded retriever (no load at start), fewer questions, and a fixed built_label
-        in place of the index's build time (the status line stays the same run to run)."""
+        in place of the index's build time (the status line stays the same run to run).
+        corpus_dir (--corpus): the index must have been built from that folder's guides."""
         super().__init__()
         self.index_dir = Path(index_dir or (retriever.index.folder if retriever else BUNDLED_INDEX))
+        self.corpus_dir = corpus_dir
         self.generator = generator
         self.model = model
         self.built_label = built_label
@@ -473,15 +509,20 @@ class GuideApp(App):
 
     # ------------------------------------------------------------ start-up workers
 
-    @work(thread=True, group="startup")
-    def load_index_worker(self) -> None:
+    @work(group="startup")
+    async def load_index_worker(self) -> None:
         try:
-            index = load_index(self.index_dir)
+            index = await in_daemon_thread(self.open_index)
         except IndexLoadError as err:
-            self.call_from_thread(self.index_failed, err)
+            self.index_failed(err)
             return
-        retriever = Retriever(index)
-        self.call_from_thread(self.index_ready, index, retriever)
+        self.index_ready(index, Retriever(index))
+
+    def open_index(self) -> LoadedIndex:
+        """The index, checked against --corpus first when given (runs in the loading thread)."""
+        if self.corpus_dir is not None:
+            check_built_from(self.index_dir, self.corpus_dir)
+        return load_index(self.index_dir)
 
     def index_failed(self, err: IndexLoadError) -> None:
         self.index_error = err
@@ -503,13 +544,9 @@ class GuideApp(App):
         if self.exit_after == "ready":
             self.call_after_refresh(self.exit)
 
-    @work(thread=True, group="startup")
-    def probe_worker(self) -> None:
-        state = probe_ollama(self.generator, self.model)
-        self.call_from_thread(self.ollama_probed, state)
-
-    def ollama_probed(self, state: OllamaState) -> None:
-        self.ollama = state
+    @work(group="startup")
+    async def probe_worker(self) -> None:
+        self.ollama = await in_daemon_thread(probe_ollama, self.generator, self.model)
         self.refresh_status()
 
     # ------------------------------------------------------------ status and messages
@@ -517,7 +554,7 @@ class GuideApp(App):
     def say(self, message: str, kind: str = "info") -> None:
         widget = self.query_one("#message", Static)
         widget.set_classes(kind)
-        widget.update(literal(message))
+        widget.update(literal(message), layout=False)  # one fixed line: no re-layout of the screen
 
     def refresh_status(self) -> None:
         self.query_one("#status", Static).update(status_content(self))
@@ -541,25 +578,28 @@ class GuideApp(App):
         shortened = len(" ".join(text.split())) > MAX_QUESTION_CHARS
         self.say(f"Question shortened to its first {MAX_QUESTION_CHARS} characters for retrieval." if shortened else "")
         self.run_id += 1
-        self.query_one("#answer", AnswerPanel).begin(question)
+        retrieval = self.retriever.retrieve(question)
+        self.show_retrieval(retrieval)
+        # the answer panel and its thread wait for the table to be on screen: they would slow that paint down
+        self.call_after_refresh(self.answer_worker, retrieval, self.run_id)
+
+    @work(exclusive=True, group="answer")
+    async def answer_worker(self, retrieval: Retrieval, run_id: int) -> None:
+        self.query_one("#answer", AnswerPanel).begin(retrieval.question, self.answerer_label())
         self.refresh_eval(None)
-        self.answer_worker(question, self.run_id)
+        loop = asyncio.get_running_loop()
 
-    @work(thread=True, exclusive=True, group="answer")
-    def answer_worker(self, question: str, run_id: int) -> None:
-        retriever = self.retriever
-        retrieval = retriever.retrieve(question)
-        self.call_from_thread(self.show_retrieval, run_id, retrieval)
+        def on_text(piece: str) -> None:  # called in the answering thread; never waits for the screen
+            loop.call_soon_threadsafe(self.show_piece, run_id, piece)
+
         try:
-            answer = answer_with(retriever, retrieval, self.generator, self.model, lambda piece: self.call_from_thread(self.show_piece, run_id, piece))
+            answer = await in_daemon_thread(answer_with, self.retriever, retrieval, self.generator, self.model, on_text)
         except Exception as err:  # an answerer failure must not take the screen down: say it instead
-            self.call_from_thread(self.answer_failed, run_id, err)
+            self.answer_failed(run_id, err)
             return
-        self.call_from_thread(self.show_answer, run_id, answer)
+        self.show_answer(run_id, answer)
 
-    def show_retrieval(self, run_id: int, retrieval: Retrieval) -> None:
-        if run_id != self.run_id:
-            return
+    def show_retrieval(self, retrieval: Retrieval) -> None:
         table = self.query_one("#hits", HitsTable)
         question = self.eval_question_for(retrieval.question)
         table.show(retrieval, question.expected_chunks if question else ())
@@ -567,7 +607,6 @@ class GuideApp(App):
         if no_hits_message(retrieval):
             self.say(no_hits_message(retrieval), "warning")
         self.update_detail()
-        self.query_one("#answer", AnswerPanel).waiting(self.answerer_label())
 
     def show_piece(self, run_id: int, piece: str) -> None:
         if run_id == self.run_id:
@@ -686,7 +725,7 @@ def status_content(app: GuideApp) -> Content:
     return literal("\n".join(lines))
 
 
-def run_app(index_dir: Path | None = None, generator: str = "auto", model: str | None = None) -> int:
-    app = GuideApp(index_dir=index_dir, generator=generator, model=model)
+def run_app(index_dir: Path | None = None, generator: str = "auto", model: str | None = None, corpus_dir: Path | None = None) -> int:
+    app = GuideApp(index_dir=index_dir, generator=generator, model=model, corpus_dir=corpus_dir)
     app.run()
     return app.return_code or 0

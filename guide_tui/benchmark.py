@@ -214,6 +214,49 @@ def latency() -> None:
     print(f"  target question -> top 5 + answer p50 <= {LATENCY_TARGET_MS:.0f} ms: {verdict(p50 <= LATENCY_TARGET_MS)}")
 
 
+@section("answer", "extractive answerer: time after retrieval, and its answers to the labelled questions per split")
+def answer_quality() -> None:
+    from guide_tui.answering import answer_question
+    from guide_tui.chunking import sentences
+    from guide_tui.indexes import load_index
+    from guide_tui.questions import load_questions
+    from guide_tui.retrieval import Retriever
+
+    retriever = Retriever(load_index())
+    labelled = load_questions()
+    retrievals = [retriever.retrieve(q.text) for q in labelled.questions]
+    answers = [answer_question(retriever, r.question, generator="extractive", retrieval=r) for r in retrievals]  # warm-up
+    timings = []
+    for _ in range(LATENCY_PASSES):
+        for retrieval in retrievals:
+            started = time.perf_counter()
+            answer_question(retriever, retrieval.question, generator="extractive", retrieval=retrieval)
+            timings.append((time.perf_counter() - started) * 1000)
+    p50 = percentile(timings, 0.5)
+    print(f"after retrieval, {len(timings)} timings: p50 {p50:.2f} ms, p95 {percentile(timings, 0.95):.2f} ms, "
+          f"max {max(timings):.2f} ms; target p50 <= {LATENCY_TARGET_MS:.0f} ms: {verdict(p50 <= LATENCY_TARGET_MS)}")
+    targets = labelled.targets
+    print(f"{'split':<8} {'expected phrase':>16} {'near miss refused':>18} {'off topic refused':>18} {'answerable refused':>19}")
+    for split in ("tune", "holdout", "all"):
+        rows = [(q, a) for q, a in zip(labelled.questions, answers) if split in ("all", q.split)]
+        answerable = [(q, a) for q, a in rows if q.kind == "answerable"]
+        phrase = sum(not a.refused and q.expected_phrase.lower() in a.text.lower() for q, a in answerable)
+        refused = {kind: [a.refused for q, a in rows if q.kind == kind] for kind in ("near_miss", "off_topic")}
+        wrongly = sum(a.refused for _, a in answerable)
+        print(f"{split:<8} {phrase:>9}/{len(answerable):<3} {phrase / len(answerable):.2f}"
+              f" {sum(refused['near_miss']):>10}/{len(refused['near_miss']):<3} {sum(refused['near_miss']) / len(refused['near_miss']):.2f}"
+              f" {sum(refused['off_topic']):>10}/{len(refused['off_topic']):<3} {sum(refused['off_topic']) / len(refused['off_topic']):.2f}"
+              f" {wrongly:>11}/{len(answerable):<3} {wrongly / len(answerable):.2f}")
+    print(f"targets: expected phrase >= {targets['expected_phrase']}, near miss refused >= {targets['near_miss_refused']}, "
+          f"off topic refused >= {targets['off_topic_refused']}, answerable refused <= {targets['answerable_refused_max']}")
+    quotes = [(c, a) for a in answers for c in a.citations]
+    verbatim = sum(c.quote in sentences(next(h.chunk.text for h in a.retrieval.hits if h.chunk.chunk_id == c.chunk_id))
+                   for c, a in quotes)
+    sourced_refusals = sum(bool(a.citations) or a.text != "I don't have enough information about that." for a in answers if a.refused)
+    print(f"quotes verbatim in their cited chunk: {verbatim}/{len(quotes)}; refusals naming a source: {sourced_refusals}; "
+          f"quotes per answer: {len(quotes) / max(1, sum(not a.refused for a in answers)):.2f}")
+
+
 BUILD_SCALES = (1, 10, 100)
 BUILD_JOB = """
 import json, resource, sys, time
@@ -221,11 +264,13 @@ from guide_tui.embedding import Embedder
 from guide_tui.indexes import build_index
 embedder = Embedder()
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+marks = []  # (step announced, when): a step lasts until the next one is announced
 started = time.perf_counter()
-manifest, _ = build_index(sys.argv[1], sys.argv[2], embedder=embedder)
+manifest, _ = build_index(sys.argv[1], sys.argv[2], embedder=embedder, progress=lambda step, done, total: marks.append((step, time.perf_counter())))
 seconds = time.perf_counter() - started
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"seconds": seconds, "rss_before_kb": before, "rss_peak_kb": after, **manifest["counts"]}))
+stages = {step: later - when for (step, when), (_, later) in zip(marks, marks[1:])}
+print(json.dumps({"seconds": seconds, "rss_before_kb": before, "rss_peak_kb": after, "stages": stages, **manifest["counts"]}))
 """
 
 
@@ -256,11 +301,14 @@ def build_scaling() -> None:
         before, peak = row["rss_before_kb"] / 1024, row["rss_peak_kb"] / 1024
         print(f"{str(scale) + 'x':>7} {row['guides']:>7} {row['chunks']:>7} {row['sentences']:>9} {row['seconds']:>8.2f} "
               f"{row['seconds'] * 1000 / row['chunks']:>9.3f} {before:>8.0f} MB {peak:>6.0f} MB {peak - before:>8.0f} MB")
-    (_, small), (_, large) = rows[-2], rows[-1]
-    growth = large["seconds"] / small["seconds"]
+    (small_scale, small), (large_scale, large) = rows[-2], rows[-1]
     size = large["chunks"] / small["chunks"]
+    print(f"\nseconds per build step (from build_index's progress calls); growth {small_scale}x -> {large_scale}x, {size:.0f}x the chunks:")
+    for step in small["stages"]:
+        times = "  ".join(f"{str(scale) + 'x':>4} {row['stages'][step]:6.2f} s" for scale, row in rows)
+        print(f"  {step:<20} {times}   growth x{large['stages'][step] / max(small['stages'][step], 1e-9):.1f}")
     per_chunk = (large["seconds"] / large["chunks"]) / (small["seconds"] / small["chunks"])
-    print(f"{size:.0f}x the chunks took {growth:.1f}x the time (time per chunk x{per_chunk:.2f}); "
+    print(f"{size:.0f}x the chunks took {large['seconds'] / small['seconds']:.1f}x the time (time per chunk x{per_chunk:.2f}); "
           f"linear (per-chunk time within 1.5x): {verdict(per_chunk <= 1.5)}")
 
 
@@ -487,6 +535,139 @@ def retrieval_quality() -> None:
             return
     print(f"one cold `guide-tui retrieve QUESTION` process: median {statistics.median(cold):.3f} s of {len(cold)} runs "
           f"(min {min(cold):.3f}, max {max(cold):.3f})")
+
+
+# ---------------------------------------------------------------- the app: start-up and table latency
+
+APP_COLD_RUNS = 5
+APP_PAINT_TARGET_SECONDS = 1.5
+APP_TABLE_TARGET_MS = 50.0
+APP_TABLE_QUESTIONS = 40
+
+
+class Terminal:
+    """A command on a pseudo-terminal, as a user runs it (Textual's real driver): type into it, watch its output."""
+
+    def __init__(self, command: list[str], env: dict, size: tuple[int, int] = (120, 40)) -> None:
+        import fcntl
+        import pty
+        import struct
+        import termios
+
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
+        os.close(slave)
+        self.output = bytearray()
+
+    def drain(self, seconds: float) -> None:
+        """Read whatever the program writes for up to `seconds` (its writes block if nobody reads)."""
+        import select
+
+        if select.select([self.master], [], [], seconds)[0]:
+            try:
+                self.output += os.read(self.master, 65536)
+            except OSError:  # the terminal closed with the process
+                time.sleep(seconds)
+
+    def read_until(self, needle: bytes, timeout: float, start: int = 0) -> float | None:
+        """Seconds since start-up when `needle` first shows in the output after offset `start`; None if it never does."""
+        deadline = time.perf_counter() + timeout
+        while needle not in self.output[start:]:
+            if time.perf_counter() > deadline or self.process.poll() is not None:
+                return None
+            self.drain(0.005)
+        return time.perf_counter() - self.started
+
+    def type(self, data: bytes) -> None:
+        os.write(self.master, data)
+
+    def wait(self, timeout: float) -> int | None:
+        """The exit status once the program ends, or None after killing it at `timeout`."""
+        deadline = time.perf_counter() + timeout
+        while self.process.poll() is None and time.perf_counter() < deadline:
+            self.drain(0.01)
+        if self.process.poll() is None:
+            self.process.kill()
+        status = self.process.wait()
+        os.close(self.master)
+        return status if time.perf_counter() <= deadline else None
+
+
+async def table_latencies(questions: list[str]) -> list[float]:
+    """Milliseconds from pressing Enter to the first screen refresh that shows the filled table (headless app)."""
+    from guide_tui.app import GuideApp
+
+    painted: list[float] = []
+
+    class TimedApp(GuideApp):
+        def show_retrieval(self, retrieval) -> None:
+            super().show_retrieval(retrieval)
+            self.call_after_refresh(lambda: painted.append(time.perf_counter()))
+
+    app = TimedApp(generator="extractive")
+    latencies = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        while app.retriever is None:
+            await pilot.pause(0.05)
+        for text in questions:
+            app.query_one("#question").value = text
+            pressed = time.perf_counter()
+            await pilot.press("enter")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            latencies.append((painted[-1] - pressed) * 1000)
+    return latencies
+
+
+@section("app", "the Textual app in a terminal: cold start to first paint and to index loaded; Enter -> table shown")
+def app_latency() -> None:
+    import asyncio
+
+    from guide_tui.questions import load_questions
+
+    env = os.environ | {"TERM": "xterm-256color"}
+    for moment, about in (("paint", "first painted screen"), ("ready", "index loaded and shown")):
+        seconds = []
+        for _ in range(APP_COLD_RUNS):
+            terminal = Terminal(guide_tui_command(), env | {"GUIDE_TUI_EXIT_AFTER": moment})
+            status = terminal.wait(timeout=30)
+            if status != 0:
+                print(f"`guide-tui` with GUIDE_TUI_EXIT_AFTER={moment} failed (exit {status}): {bytes(terminal.output[-300:])!r}")
+                return
+            seconds.append(time.perf_counter() - terminal.started)
+        median = statistics.median(seconds)
+        print(f"cold `guide-tui` to {about}, then exit: median {median:.3f} s of {len(seconds)} (min {min(seconds):.3f}, max {max(seconds):.3f})")
+        if moment == "paint":
+            print(f"  target <= {APP_PAINT_TARGET_SECONDS:.1f} s: {verdict(median <= APP_PAINT_TARGET_SECONDS)}")
+
+    questions = [q.text for q in load_questions().questions if q.kind == "answerable"]
+    in_terminal = []
+    for text in questions[:APP_COLD_RUNS]:  # the first question of a session, in a real terminal
+        terminal = Terminal([*guide_tui_command(), "--generator", "extractive"], env)
+        if terminal.read_until(" chunks · built".encode(), timeout=30) is None:  # the status line, once the index is loaded
+            print(f"`guide-tui` did not show its index: {bytes(terminal.output[-300:])!r}")
+            terminal.wait(timeout=1)
+            return
+        terminal.type(text.encode())
+        terminal.drain(0.3)
+        mark, pressed = len(terminal.output), time.perf_counter() - terminal.started
+        terminal.type(b"\r")
+        shown = terminal.read_until(b".md#", timeout=10, start=mark)  # chunk ids show only in the table's rows
+        terminal.type(b"\x11")  # ctrl+q
+        terminal.wait(timeout=10)
+        if shown is None:
+            print("the table never showed after Enter")
+            return
+        in_terminal.append((shown - pressed) * 1000)
+    print(f"Enter -> table written to the terminal (first question of {len(in_terminal)} sessions): "
+          f"median {statistics.median(in_terminal):.1f} ms, max {max(in_terminal):.1f} ms")
+    latencies = asyncio.run(table_latencies(questions[:APP_TABLE_QUESTIONS]))
+    p50, p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)
+    print(f"Enter -> table painted, {len(latencies)} questions in one headless session (Textual pilot, which adds its own waits): "
+          f"p50 {p50:.1f} ms, p95 {p95:.1f} ms, max {max(latencies):.1f} ms")
+    print(f"  target <= {APP_TABLE_TARGET_MS:.0f} ms (p95 of both): {verdict(max(p95, max(in_terminal)) <= APP_TABLE_TARGET_MS)}")
 
 
 # ---------------------------------------------------------------- running

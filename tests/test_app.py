@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import sys
+from pathlib import Path
 
 import pytest
 from textual.widgets import Input, Static
 
 from guide_tui.answering import REFUSAL
-from guide_tui.app import GuideApp, HitsTable, IndexErrorScreen, printable, reflowed
+from guide_tui.benchmark import Terminal
+from guide_tui.app import EXIT_AFTER_ENV, GuideApp, HitsTable, IndexErrorScreen, printable, reflowed
 from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, MANIFEST
 from guide_tui.questions import load_questions
 from guide_tui.retrieval import MAX_QUESTION_CHARS
@@ -340,3 +344,32 @@ async def test_refusals_say_why(retriever):
 def test_reflowed_joins_wrapped_lines_but_keeps_headings_and_list_items():
     text = "# Title\n\n## Section\n\nOne line\nwrapped here.\n\n- first item\n- second\n  continues"
     assert reflowed(text) == "# Title\n\n## Section\n\nOne line wrapped here.\n\n- first item\n- second continues"
+
+
+def test_quitting_while_ollama_stalls_mid_answer_does_not_wait_for_it(fake_ollama):
+    """In a real terminal: Ollama goes silent mid-stream (its read timeout is a minute); Ctrl+Q still quits at once."""
+    from fake_ollama import QUESTION
+
+    fake_ollama.scenario = "stall"
+    command = [str(Path(sys.executable).with_name("guide-tui")), "--generator", "ollama"]
+    terminal = Terminal(command, os.environ | {"TERM": "xterm-256color"})
+    assert terminal.read_until(" chunks · built".encode(), timeout=30), "the index should load"
+    terminal.type(QUESTION.encode() + b"\r")
+    for _ in range(1000):
+        if fake_ollama.requests:
+            break
+        terminal.drain(0.01)
+    assert fake_ollama.requests, "the question should reach Ollama"
+    assert terminal.read_until(b"Answering", timeout=10), "the answer panel should be waiting for the stream"
+    terminal.type(b"\x11")  # ctrl+q
+    assert terminal.wait(timeout=10) == 0
+
+
+@pytest.mark.parametrize("moment", ["paint", "ready"])
+def test_the_benchmark_hook_exits_after_the_first_paint_or_once_ready(moment):
+    command = [str(Path(sys.executable).with_name("guide-tui")), "--generator", "extractive"]
+    terminal = Terminal(command, os.environ | {"TERM": "xterm-256color", EXIT_AFTER_ENV: moment})
+    assert terminal.wait(timeout=30) == 0
+    shown = bytes(terminal.output)
+    assert b"top 5 chunks" in shown
+    assert (" chunks · built".encode() in shown) == (moment == "ready")
