@@ -266,6 +266,9 @@ def answer_content(answer: Answer) -> Content:
         if answer.unsupported:
             count = len(answer.unsupported)
             parts += ["\n", (f"⚠ {count} sentence{'s' * (count != 1)} not supported by the retrieved guides (marked)", "bold $error"), "\n"]
+        if answer.invented_citations:
+            cited = ", ".join(answer.invented_citations)
+            parts += ["\n" if not answer.unsupported else "", literal(f"⚠ cites {cited}, which the model was not shown", "bold $error"), "\n"]
         parts += ["\n", ("Sources", "bold underline"), "\n"]
         for citation in answer.citations:
             parts += ["• ", literal(f"{citation.file} § {citation.section}", "bold"), "\n  ", literal(f"“{citation.quote}”", "italic"), "\n"]

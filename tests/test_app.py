@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Static
 
-from guide_tui.answering import REFUSAL
+from guide_tui.answering import REFUSAL, Answer, Citation
 from guide_tui.benchmark import Terminal
-from guide_tui.app import EXIT_AFTER_ENV, GuideApp, HitsTable, IndexErrorScreen, printable, reflowed
+from guide_tui.app import EXIT_AFTER_ENV, GuideApp, HitsTable, IndexErrorScreen, answer_content, printable, reflowed
 from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, MANIFEST
 from guide_tui.questions import load_questions
 from guide_tui.retrieval import MAX_QUESTION_CHARS
@@ -373,3 +373,22 @@ def test_the_benchmark_hook_exits_after_the_first_paint_or_once_ready(moment):
     shown = bytes(terminal.output)
     assert b"top 5 chunks" in shown
     assert (" chunks · built".encode() in shown) == (moment == "ready")
+
+
+def test_the_answer_view_flags_unsupported_sentences_and_invented_citations(retriever):
+    """Rendering alone (the answerer falls back when nothing is supported, so a screen rarely shows both)."""
+    retrieval = retriever.retrieve(BAKERY)
+    hit = retrieval.hits[0]
+    made_up = "It also sells [bold]cakes[/] on Sundays [guide_marchwood.md]."
+    answer = Answer(
+        BAKERY, False, f"{hit.matched_sentence} {made_up}", "ollama:llama3.2", retrieval,
+        [Citation(hit.chunk.file, hit.chunk.section, hit.chunk.chunk_id, hit.matched_sentence)],
+        unsupported=[made_up], invented_citations=["guide_marchwood.md"],
+    )  # fmt: skip
+    shown = answer_content(answer)
+    assert f"{hit.matched_sentence} ⚠ {made_up}" in shown.plain
+    assert "⚠ 1 sentence not supported by the retrieved guides (marked)" in shown.plain
+    assert "⚠ cites guide_marchwood.md, which the model was not shown" in shown.plain
+    underlined = [shown.plain[s.start : s.end] for s in shown.spans if "underline" in str(s.style)]
+    assert made_up in underlined
+    assert f"• {hit.chunk.file} § {hit.chunk.section}" in shown.plain
