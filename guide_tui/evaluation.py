@@ -29,7 +29,6 @@ from guide_tui.indexes import REPO_ROOT, LoadedIndex, load_index, resolve_corpus
 from guide_tui.questions import QUESTIONS_FILE, Question, load_questions
 
 RESULTS_DIR = REPO_ROOT / "results"
-REGION_WIDE_MARK = "region"  # region-wide guides say so in their title ("Walking in the region"); town guides are titled by town
 MISS_TEXT_CHARS = 160
 
 
@@ -188,14 +187,6 @@ def section_problem(chunk, text: str) -> str | None:
     return None
 
 
-def town_names(index: LoadedIndex) -> list[str]:
-    return sorted({c.title for c in index.chunks if REGION_WIDE_MARK not in c.title.casefold()})
-
-
-def region_wide_files(index: LoadedIndex) -> set[str]:
-    return {c.file for c in index.chunks if REGION_WIDE_MARK in c.title.casefold()}
-
-
 # ------------------------------------------------------------------ criteria
 
 
@@ -250,16 +241,20 @@ def stability(outcomes: list[Outcome]) -> tuple[Criterion, Criterion]:
     return top1, overlap
 
 
-def compute_criteria(outcomes: list[Outcome], index: LoadedIndex, section_problems: list | None) -> dict[str, Criterion]:
-    """Every criterion over a list of outcomes (one run, one split, or all runs pooled)."""
+def compute_criteria(outcomes: list[Outcome], retriever, section_problems: list | None) -> dict[str, Criterion]:
+    """Every criterion over a list of outcomes (one run, one split, or all runs pooled).
+
+    Towns and region-wide guides are the retriever's own (retrieval.place_guides), so the
+    no-town criterion measures exactly the notion the region bonus acts on.
+    """
+    index = retriever.index
     answerable = [o for o in outcomes if o.question.kind == "answerable"]
     near_miss = [o for o in outcomes if o.question.kind == "near_miss"]
     off_topic = [o for o in outcomes if o.question.kind == "off_topic"]
     answered = [o for o in outcomes if not o.refused]
     refused = [o for o in outcomes if o.refused]
     chunks_by_id = {c.chunk_id: c for c in index.chunks}
-    towns = [normalise(t) for t in town_names(index)]
-    region = region_wide_files(index)
+    region = {c.file for c in index.chunks} - set(retriever.places)
 
     def top5_has_phrase(o: Outcome) -> bool:
         phrase = normalise(o.question.expected_phrase)
@@ -278,7 +273,7 @@ def compute_criteria(outcomes: list[Outcome], index: LoadedIndex, section_proble
         rows = [(c.chunk_id, c.chunk_id not in bad, bad.get(c.chunk_id, "")) for c in index.chunks]
         rows += [(name, False, why) for name, why in section_problems if name not in chunks_by_id]
         found["whole_sections"] = rate("whole_sections", rows)
-    no_town = [o for o in answerable if not any(town in normalise(o.question.text) for town in towns)]
+    no_town = [o for o in answerable if not any(p.search(o.question.text) for p in retriever.place_patterns.values())]
     found["no_town_region_guide"] = rate(
         "no_town_region_guide", [(o.question.id, any(c.split("#")[0] in region for c in o.top5), o.came_back()) for o in no_town]
     )
@@ -410,10 +405,10 @@ def evaluate(
     outcomes = run_questions(retriever, question_set.questions, runs, generator, model, step)
     seconds = time.perf_counter() - started
     sections = whole_section_problems(index)
-    per_run = [compute_criteria([o for o in outcomes if o.run == run], index, sections) for run in range(1, runs + 1)]
-    overall = compute_criteria(outcomes, index, sections)
+    per_run = [compute_criteria([o for o in outcomes if o.run == run], retriever, sections) for run in range(1, runs + 1)]
+    overall = compute_criteria(outcomes, retriever, sections)
     splits = {
-        split: compute_criteria([o for o in outcomes if o.question.split == split], index, sections)
+        split: compute_criteria([o for o in outcomes if o.question.split == split], retriever, sections)
         for split in sorted({q.split for q in question_set.questions}, key=lambda name: (name != "tune", name))
     }
     targets, warnings = check_targets(question_set.targets, overall)
