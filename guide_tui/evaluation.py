@@ -49,9 +49,7 @@ class Outcome:
         return self.answer.refused
 
     def rank_of_expected(self) -> int | None:
-        """1-based rank of the first retrieved chunk that holds the answer, None when none is in the top 5."""
-        expected = set(self.question.expected_chunks)
-        return next((n for n, chunk_id in enumerate(self.top5, 1) if chunk_id in expected), None)
+        return expected_rank(self.question, self.top5)
 
     def came_back(self) -> str:
         """One line: the answer (or refusal and why) and the top 5, for the misses list."""
@@ -115,6 +113,17 @@ TARGETS = {
 
 def normalise(text: str) -> str:
     return " ".join(text.split()).casefold()
+
+
+def expected_rank(question: Question, chunk_ids: tuple[str, ...] | list[str]) -> int | None:
+    """1-based rank of the first retrieved chunk that is one of the expected ones; None when none is."""
+    expected = set(question.expected_chunks)
+    return next((n for n, chunk_id in enumerate(chunk_ids, 1) if chunk_id in expected), None)
+
+
+def phrase_in_answer(question: Question, answer) -> bool:
+    """The expected phrase is in an answer that is not a refusal (case and spacing ignored)."""
+    return bool(question.expected_phrase) and not answer.refused and normalise(question.expected_phrase) in normalise(answer.text)
 
 
 def shorten(text: str) -> str:
@@ -290,7 +299,7 @@ def compute_criteria(outcomes: list[Outcome], retriever, section_problems: list 
     found["expected_phrase"] = rate(
         "expected_phrase",
         [
-            (o.question.id, not o.refused and normalise(o.question.expected_phrase) in normalise(o.answer.text), f"expected {o.question.expected_phrase!r}; {o.came_back()}")
+            (o.question.id, phrase_in_answer(o.question, o.answer), f"expected {o.question.expected_phrase!r}; {o.came_back()}")
             for o in answerable
             if o.question.expected_phrase
         ],
