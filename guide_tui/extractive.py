@@ -163,6 +163,7 @@ NOT_PLACES = frozenset(
     "I Mondays Monday Tuesday Tuesdays Wednesday Thursday Thursdays Friday Fridays Saturday Saturdays Sunday Sundays "
     "January February March April May June July August September October November December Easter Victorian Saxon".split()
 )
+ROOT_LETTERS = 4  # shorter starts and ends ("bus", "ing") are not a shared root
 SIMILAR_WORD = 0.6  # word-vector cosine at which two words count as the same subject ("bike" ~ "cycling")
 KIND_COVERS = SIMILAR_WORD  # "evening" is covered by "6 to 8:30", but less surely than by "evening" itself
 
@@ -170,12 +171,18 @@ KIND_COVERS = SIMILAR_WORD  # "evening" is covered by "6 to 8:30", but less sure
 @dataclass
 class Sentence:
     text: str
-    chunk: int  # ordinal in the index's chunks
-    words: list[str]  # lowercased content words (stop words dropped)
+    chunk: int  # ordinal in the index's chunks (-1 for everything said about a place)
+    words: list[str]  # lowercased content words (stop words dropped), each once
     stems: set[str]
-    word_ids: np.ndarray  # rows of Analysed.word_vectors for `words`
+    vectors: np.ndarray  # the words' vectors, one row each
     towns: set[str]
-    word_set: frozenset[str] = frozenset()
+    word_set: frozenset[str]
+    affixes: frozenset[str]  # every start and end of ROOT_LETTERS+ letters of its words, for same_root
+
+
+def affixes(word: str) -> set[str]:
+    """The word's starts and ends of ROOT_LETTERS letters or more ("walkers": walk, walke, ..., kers, ers...)."""
+    return {word[:n] for n in range(ROOT_LETTERS, len(word) + 1)} | {word[-n:] for n in range(ROOT_LETTERS, len(word) + 1)}
 
 
 def content_analyzer():
@@ -208,35 +215,19 @@ class Analysed:
         self.town_by_lower = {t.lower(): t for t in self.towns}
         self.town_words = {word for town in self.towns for word in town.split()}
         self.stem_cache: dict[str, str | None] = {}
-        self.word_row: dict[str, int] = {}
         self.sentences: list[Sentence] = []
         self.by_chunk: list[list[int]] = []
         self.chunk_row = {chunk.chunk_id: n for n, chunk in enumerate(index.chunks)}
         self.titles = [chunk.title for chunk in index.chunks]
         self.places: dict[frozenset[str], Sentence] = {}
-        vocabulary: list[str] = []
-        for n, chunk in enumerate(index.chunks):
-            rows = []
-            for text in sentences(chunk.text):
-                words = [w for w in WORD.findall(text.lower()) if self.stem(w)]
-                for w in words:
-                    if w not in self.word_row:
-                        self.word_row[w] = len(vocabulary)
-                        vocabulary.append(w)
-                rows.append(len(self.sentences))
-                self.sentences.append(
-                    Sentence(
-                        text,
-                        n,
-                        words,
-                        {self.stem(w) for w in words},
-                        np.array([self.word_row[w] for w in words], dtype=np.int64),
-                        self.towns_in(text),
-                        frozenset(words),
-                    )
-                )
-            self.by_chunk.append(rows)
-        self.word_vectors = self.embedder.encode(vocabulary)
+        texts = [(n, text) for n, chunk in enumerate(index.chunks) for text in sentences(chunk.text)]
+        words_of = [list(dict.fromkeys(w for w in WORD.findall(text.lower()) if self.stem(w))) for _, text in texts]
+        vocabulary = sorted({w for words in words_of for w in words})
+        self.word_vector = dict(zip(vocabulary, self.embedder.encode(vocabulary)))
+        self.by_chunk = [[] for _ in index.chunks]
+        for (n, text), words in zip(texts, words_of):
+            self.by_chunk[n].append(len(self.sentences))
+            self.sentences.append(self.sentence(text, n, words))
         self.chunk_frequency: dict[str, int] = {}
         for rows in self.by_chunk:
             for stem in set().union(*(self.sentences[row].stems for row in rows)):
@@ -260,17 +251,22 @@ class Analysed:
         key = frozenset(towns)
         if key not in self.places:
             chosen = [s for s in self.sentences if self.about(towns, s)]
-            words = sorted({w for s in chosen for w in s.words})
-            self.places[key] = Sentence(
-                " ".join(s.text for s in chosen),
-                -1,
-                words,
-                set().union(*(s.stems for s in chosen)) if chosen else set(),
-                np.array([self.word_row[w] for w in words], dtype=np.int64),
-                set(towns),
-                frozenset(words),
-            )
+            words = list(dict.fromkeys(w for s in chosen for w in s.words))
+            self.places[key] = self.sentence(" ".join(s.text for s in chosen), -1, words)
         return self.places[key]
+
+    def sentence(self, text: str, chunk: int, words: list[str]) -> Sentence:
+        vectors = np.array([self.word_vector[w] for w in words]).reshape(len(words), self.embedder.dims)
+        return Sentence(
+            text,
+            chunk,
+            words,
+            {self.stem(w) for w in words},
+            vectors,
+            self.towns_in(text),
+            frozenset(words),
+            frozenset(a for w in words for a in affixes(w)),
+        )
 
     def guide_town(self, chunk: int) -> str | None:
         """The town a chunk's guide is about; None for a region-wide guide."""
@@ -316,6 +312,7 @@ FILLER_IN_NAMES = frozenset("best good proper main little".split())  # "the best
 YES_NO = re.compile(r"^(?:is|are|does|do|did|can|could|will|would|should|has|have|was|were)\b", re.IGNORECASE)
 SOFT_KINDS = {"place", "reason"}  # said in too many ways to demand ("why": because, so, a detail that...)
 SOFT_KIND_SHARE = 0.5
+YES_NO_UNKNOWN = 1 / 3  # share of a yes/no question's subject unknown to the place at which it is refused
 PARAPHRASE = 0.56  # question/sentence cosine (town names masked) at which a sentence restates the question
 
 
@@ -435,23 +432,24 @@ def coverage(subject: Subject, sentence: Sentence, facts: Analysed) -> np.ndarra
     kind of answer the word is about; else the best word-vector cosine with the sentence's words."""
     if not subject.words:
         return np.ones(0)
-    if len(sentence.word_ids):
-        result = (subject.word_vectors @ facts.word_vectors[sentence.word_ids].T).max(axis=1)
+    if len(sentence.words):
+        result = (subject.word_vectors @ sentence.vectors.T).max(axis=1)
     else:
         result = np.zeros(len(subject.words))
     for n, word in enumerate(subject.words):
-        stem = facts.stem(word)
-        if stem in sentence.stems or any(same_root(word, other) for other in sentence.word_set):
+        if facts.stem(word) in sentence.stems or same_root(word, sentence):
             result[n] = 1.0
         elif any(FOUND[kind].search(sentence.text) for kind in KINDS_OF_WORD.get(word, ())):
             result[n] = max(result[n], KIND_COVERS)
     return result
 
 
-def same_root(a: str, b: str) -> bool:
-    """Words where one begins or ends the other ("walk"/"walkers", "mill"/"watermill"), which stemming keeps apart."""
-    short, long = sorted((a, b), key=len)
-    return len(short) >= 4 and (long.startswith(short) or long.endswith(short))
+def same_root(word: str, sentence: Sentence) -> bool:
+    """A word of the sentence begins or ends with this one, or this one with it ("walk"/"walkers",
+    "mill"/"watermill"): stemming keeps these apart. Both need ROOT_LETTERS letters or more."""
+    if len(word) < ROOT_LETTERS:
+        return False
+    return word in sentence.affixes or any(part in sentence.word_set for part in affixes(word))
 
 
 # How a sentence is ranked as the answer (measured on the "tune" questions).
@@ -562,7 +560,7 @@ def why_unanswerable(subject: Subject, quotes: list[Candidate], everything: list
     unknown = [w for w, known in zip(subject.words, known_to_place) if not known]
     if subject.words and not (coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD).any():
         return f"the guides never mention {', '.join(subject.words)}"
-    if unknown and subject.yes_no:
+    if subject.yes_no and subject.share(~known_to_place * 1.0) >= YES_NO_UNKNOWN:
         return f"the guides for {place} do not mention {', '.join(unknown)}"
     named_unknown = [w for w in unknown if w in subject.named]
     if named_unknown and not restates:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from rich import box
@@ -85,4 +86,43 @@ def print_retrievals(index_dir: Path, questions: list[str], as_json: bool) -> in
 
 
 def print_answers(index_dir: Path, questions: list[str], as_json: bool, generator: str, model: str | None, show_prompt: bool) -> int:
-    raise NotImplementedError("ask lands with the answerer")
+    """`guide-tui ask`: each answer, then `Sources: file.md (Section), ...` (none for a refusal);
+    --json: one Answer.to_json object a line. Plain print, unwrapped: guide and question text is
+    shown as written (no Rich markup), and lines can be copied whole. Why Ollama was not used is said on stderr
+    once per distinct reason, not once per question."""
+    from guide_tui.answering import answer_question
+
+    retriever = open_retriever(index_dir)
+    fallbacks_said: set[str] = set()
+    for n, question in enumerate(questions):
+        retrieval = retriever.retrieve(question)
+        prompt = ollama_prompt(retrieval) if show_prompt else None
+        answer = answer_question(retriever, question, generator=generator, model=model, retrieval=retrieval)
+        if answer.fallback_reason and answer.fallback_reason not in fallbacks_said:
+            fallbacks_said.add(answer.fallback_reason)
+            print(f"note: {answer.fallback_reason}", file=sys.stderr, flush=True)
+        if as_json:
+            record = answer.to_json() | ({"prompt": prompt} if show_prompt else {})
+            print(json.dumps(record, ensure_ascii=False), flush=True)
+            continue
+        lines = [f"Q: {answer.question or '(empty question)'}"] if len(questions) > 1 else []
+        if prompt is not None:
+            lines += [prompt, "----- answer -----"]
+        lines.append(answer.text)
+        lines += [f"Not supported by the guides: {sentence}" for sentence in answer.unsupported]
+        if answer.sources():
+            lines.append("Sources: " + ", ".join(f"{file} ({section})" for file, section in answer.sources()))
+        print(("\n" if n else "") + "\n".join(lines), flush=True)
+    return 0
+
+
+def ollama_prompt(retrieval: Retrieval) -> str:
+    """The prompt exactly as Ollama is sent it for this retrieval (it is sent only when the question
+    passes the gate and the answerability check and Ollama is the generator)."""
+    try:
+        from guide_tui.ollama_answerer import build_prompt, format_prompt, prompt_hits
+    except ImportError as err:
+        return f"(no prompt: Ollama support is not available: {err})"
+    if not prompt_hits(retrieval):
+        return "(no prompt: no retrieved chunk is within the cutoff, so nothing would be sent to Ollama)"
+    return format_prompt(build_prompt(retrieval, retrieval.question))
