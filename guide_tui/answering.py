@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from guide_tui.extractive import PLACE_NAME, Candidate, find_evidence
+from guide_tui.extractive import Candidate, find_evidence
 from guide_tui.retrieval import Retrieval, Retriever
 
 REFUSAL = "I don't have enough information about that."
@@ -75,12 +75,12 @@ class Answer:
 OnText = Callable[[str], None]
 
 
-def guide_says(chunk) -> str:
+def guide_says(quote: Candidate) -> str:
     """The short lead before a quote: "Kestrelford's guide says:" or '"Walking in the region" says:'."""
-    if PLACE_NAME.match(chunk.title):
-        owner = f"{chunk.title}'" if chunk.title.endswith("s") else f"{chunk.title}'s"
-        return f"{owner} guide says:"
-    return f'"{chunk.title}" says:'
+    town = quote.sentence.guide_town
+    if town:
+        return f"{town}' guide says:" if town.endswith("s") else f"{town}'s guide says:"
+    return f'"{quote.hit.chunk.title}" says:'
 
 
 def extractive_text(quotes: list[Candidate]) -> list[str]:
@@ -92,7 +92,7 @@ def extractive_text(quotes: list[Candidate]) -> list[str]:
     pieces = []
     for group in groups.values():
         said = " ".join(q.sentence.text for q in sorted(group, key=lambda q: q.row))
-        pieces.append(("\n" if pieces else "") + f'{guide_says(group[0].hit.chunk)} "{said}"')
+        pieces.append(("\n" if pieces else "") + f'{guide_says(group[0])} "{said}"')
     return pieces
 
 

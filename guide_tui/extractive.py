@@ -157,7 +157,6 @@ def asked_kinds(question: str) -> list[tuple[str, ...]]:
 # ---------------------------------------------------------------- the index's sentences, analysed once
 
 WORD = re.compile(r"[a-z0-9]+")  # what tantivy's simple tokenizer keeps, on lowercased text
-PLACE_NAME = re.compile(r"^[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*$")  # town guides are titled by the town's name
 CAPITALISED = re.compile(r"[A-Z][a-z]+")
 NOT_PLACES = frozenset(
     "I Mondays Monday Tuesday Tuesdays Wednesday Thursday Thursdays Friday Fridays Saturday Saturdays Sunday Sundays "
@@ -175,7 +174,8 @@ class Sentence:
     words: list[str]  # lowercased content words (stop words dropped), each once
     stems: set[str]
     vectors: np.ndarray  # the words' vectors, one row each
-    towns: set[str]
+    towns: set[str]  # the towns it names
+    guide_town: str | None  # the town its guide is about (None: a region-wide guide)
     word_set: frozenset[str]
     affixes: frozenset[str]  # every start and end of ROOT_LETTERS+ letters of its words, for same_root
 
@@ -209,22 +209,22 @@ class Analysed:
         index = retriever.index
         self.embedder = index.embedder
         self.analyzer = content_analyzer()
-        self.towns = sorted({c.title for c in index.chunks if PLACE_NAME.match(c.title)}, key=len, reverse=True)
+        self.town_of_file = dict(retriever.places)  # guides about one town (the rest are region-wide)
+        self.towns = sorted(set(self.town_of_file.values()), key=len, reverse=True)
         names = "|".join(re.escape(t) for t in self.towns) or r"(?!)"  # (?!) never matches: no towns
         self.town_pattern = re.compile(rf"\b({names})(?:'s|’s)?\b", re.IGNORECASE)
         self.town_by_lower = {t.lower(): t for t in self.towns}
         self.town_words = {word for town in self.towns for word in town.split()}
         self.stem_cache: dict[str, str | None] = {}
         self.sentences: list[Sentence] = []
-        self.by_chunk: list[list[int]] = []
         self.chunk_row = {chunk.chunk_id: n for n, chunk in enumerate(index.chunks)}
-        self.titles = [chunk.title for chunk in index.chunks]
+        self.files = [chunk.file for chunk in index.chunks]
         self.places: dict[frozenset[str], Sentence] = {}
         texts = [(n, text) for n, chunk in enumerate(index.chunks) for text in sentences(chunk.text)]
         words_of = [list(dict.fromkeys(w for w in WORD.findall(text.lower()) if self.stem(w))) for _, text in texts]
         vocabulary = sorted({w for words in words_of for w in words})
         self.word_vector = dict(zip(vocabulary, self.embedder.encode(vocabulary)))
-        self.by_chunk = [[] for _ in index.chunks]
+        self.by_chunk: list[list[int]] = [[] for _ in index.chunks]  # rows of self.sentences per chunk
         for (n, text), words in zip(texts, words_of):
             self.by_chunk[n].append(len(self.sentences))
             self.sentences.append(self.sentence(text, n, words))
@@ -264,21 +264,21 @@ class Analysed:
             {self.stem(w) for w in words},
             vectors,
             self.towns_in(text),
+            self.guide_town(chunk),
             frozenset(words),
             frozenset(a for w in words for a in affixes(w)),
         )
 
     def guide_town(self, chunk: int) -> str | None:
         """The town a chunk's guide is about; None for a region-wide guide."""
-        title = self.titles[chunk]
-        return title if title in self.town_by_lower.values() else None
+        return self.town_of_file.get(self.files[chunk]) if chunk >= 0 else None
 
     def about(self, towns: set[str], sentence: Sentence) -> bool:
         """The place rule: for a question naming towns, a sentence of their guides or a region-wide
         sentence naming one of them (never another town's guide); anything for no town."""
         if not towns:
             return True
-        town = self.guide_town(sentence.chunk)
+        town = sentence.guide_town
         return town in towns if town else bool(sentence.towns & towns)
 
     def rarity(self, word: str) -> float:
@@ -331,9 +331,11 @@ class Subject:
 
     def share(self, coverage: np.ndarray) -> float:
         """Rarity-weighted share of the subject words covered (1 when there are none)."""
-        if not self.words:
-            return 1.0
-        return float(self.weights @ (coverage >= SIMILAR_WORD) / self.weights.sum())
+        return self.weight_of(coverage >= SIMILAR_WORD)
+
+    def weight_of(self, words: np.ndarray) -> float:
+        """Rarity-weighted share of the subject words marked True (1 when there are none)."""
+        return float(self.weights @ words / self.weights.sum()) if self.words else 1.0
 
 
 @dataclass(frozen=True)
@@ -391,7 +393,7 @@ def named_things(question: str) -> set[str]:
 def place_match(subject: Subject, sentence: Sentence, facts: Analysed) -> float:
     """Share of the question's towns the sentence is about (by naming them or by its guide);
     for a question naming no town, REGION_SHARE for a region-wide guide ("which town is easiest...")."""
-    town = facts.guide_town(sentence.chunk)
+    town = sentence.guide_town
     if not subject.towns:
         return 0.0 if town else REGION_SHARE
     return len((sentence.towns | {town}) & subject.towns) / len(subject.towns)
@@ -560,7 +562,7 @@ def why_unanswerable(subject: Subject, quotes: list[Candidate], everything: list
     unknown = [w for w, known in zip(subject.words, known_to_place) if not known]
     if subject.words and not (coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD).any():
         return f"the guides never mention {', '.join(subject.words)}"
-    if subject.yes_no and subject.share(~known_to_place * 1.0) >= YES_NO_UNKNOWN:
+    if subject.yes_no and subject.weight_of(~known_to_place) >= YES_NO_UNKNOWN:
         return f"the guides for {place} do not mention {', '.join(unknown)}"
     named_unknown = [w for w in unknown if w in subject.named]
     if named_unknown and not restates:
