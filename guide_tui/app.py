@@ -173,7 +173,7 @@ class HitsTable(DataTable):
     """The top-5 chunks with every number behind their order; the cutoff is a row where the distances cross it."""
 
     # fixed widths: the header never re-measures, and a long section name is cut, not the numbers
-    COLUMNS = (("#", 3), ("source: file § section", 56), ("best-sentence distance", 22), ("keyword BM25", 12), ("fused (RRF)", 11))
+    COLUMNS = (("#", 3), ("source: file § section", 56), ("best-sentence distance", 22), ("keyword BM25", 12), ("fused", 11))
 
     def __init__(self, **kwargs) -> None:
         super().__init__(cursor_type="row", **kwargs)
