@@ -28,7 +28,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from guide_tui.answering import REFUSAL, Answer
-from guide_tui.indexes import BUNDLED_INDEX, IndexLoadError, LoadedIndex, load_index
+from guide_tui.indexes import BUNDLED_INDEX, IndexLoadError, LoadedIndex, check_built_from, load_index
 from guide_tui.questions import Question, load_questions
 from guide_tui.report import no_hits_message
 from guide_tui.retrieval import MAX_QUESTION_CHARS, Hit, Retrieval, Retriever, clean_question
@@ -461,11 +461,14 @@ class GuideApp(App):
         questions: list[Question] | None = None,
         built_label: str | None = None,
         retriever: Retriever | None = None,
+        corpus_dir: Path | None = None,
     ) -> None:
         """Tests may pass a loaded retriever (no load at start), fewer questions, and a fixed built_label
-        in place of the index's build time (the status line stays the same run to run)."""
+        in place of the index's build time (the status line stays the same run to run).
+        corpus_dir (--corpus): the index must have been built from that folder's guides."""
         super().__init__()
         self.index_dir = Path(index_dir or (retriever.index.folder if retriever else BUNDLED_INDEX))
+        self.corpus_dir = corpus_dir
         self.generator = generator
         self.model = model
         self.built_label = built_label
@@ -512,11 +515,17 @@ class GuideApp(App):
     @work(group="startup")
     async def load_index_worker(self) -> None:
         try:
-            index = await in_daemon_thread(load_index, self.index_dir)
+            index = await in_daemon_thread(self.open_index)
         except IndexLoadError as err:
             self.index_failed(err)
             return
         self.index_ready(index, Retriever(index))
+
+    def open_index(self) -> LoadedIndex:
+        """The index, checked against --corpus first when given (runs in the loading thread)."""
+        if self.corpus_dir is not None:
+            check_built_from(self.index_dir, self.corpus_dir)
+        return load_index(self.index_dir)
 
     def index_failed(self, err: IndexLoadError) -> None:
         self.index_error = err
@@ -719,7 +728,7 @@ def status_content(app: GuideApp) -> Content:
     return literal("\n".join(lines))
 
 
-def run_app(index_dir: Path | None = None, generator: str = "auto", model: str | None = None) -> int:
-    app = GuideApp(index_dir=index_dir, generator=generator, model=model)
+def run_app(index_dir: Path | None = None, generator: str = "auto", model: str | None = None, corpus_dir: Path | None = None) -> int:
+    app = GuideApp(index_dir=index_dir, generator=generator, model=model, corpus_dir=corpus_dir)
     app.run()
     return app.return_code or 0

@@ -13,6 +13,21 @@ def add_index_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--index", type=Path, default=BUNDLED_INDEX, help="index folder (default: the bundled index/)")
 
 
+def add_built_from_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--corpus", dest="built_from", type=Path, default=None, metavar="DIR",
+        help="check that the index was built from the guides in DIR (refuses an index of other guides)",
+    )  # fmt: skip
+
+
+def check_corpus_option(args: argparse.Namespace) -> None:
+    """--corpus DIR: stop, with the rebuild command, when the index holds other guides than DIR's."""
+    from guide_tui.indexes import check_built_from
+
+    if args.built_from is not None:
+        check_built_from(args.index, args.built_from)
+
+
 def read_questions(args: argparse.Namespace) -> list[str]:
     """Questions from the command line and/or --from FILE (one a line; blank lines skipped)."""
     questions = list(args.question)
@@ -70,6 +85,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 def cmd_retrieve(args: argparse.Namespace) -> int:
     from guide_tui.report import print_retrievals
 
+    check_corpus_option(args)
     return print_retrievals(args.index, read_questions(args), as_json=args.json)
 
 
@@ -82,6 +98,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def cmd_ask(args: argparse.Namespace) -> int:
     from guide_tui.report import print_answers
 
+    check_corpus_option(args)
     return print_answers(
         args.index, read_questions(args), as_json=args.json, generator=args.generator, model=args.model, show_prompt=args.show_prompt
     )
@@ -96,12 +113,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_app(args: argparse.Namespace) -> int:
     from guide_tui.app import run_app
 
-    return run_app(index_dir=args.index, generator=args.generator, model=args.model)
+    return run_app(index_dir=args.index, generator=args.generator, model=args.model, corpus_dir=args.built_from)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="guide-tui", description=__doc__)
     add_index_option(parser)
+    add_built_from_option(parser)
     parser.add_argument("--generator", choices=["auto", "extractive", "ollama"], default="auto")
     parser.add_argument("--model", default=None, help="Ollama model (default: GUIDE_TUI_MODEL_NAME or llama3.2)")
     parser.set_defaults(func=cmd_app)
@@ -125,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--from", dest="from_file", type=Path, help="read one question a line ('-' for stdin)")
         command.add_argument("--json", action="store_true", help="one JSON object per question")
         add_index_option(command)
+        add_built_from_option(command)
         command.set_defaults(func=func)
     ask = sub.choices["ask"]
     ask.add_argument("--generator", choices=["auto", "extractive", "ollama"], default="auto")

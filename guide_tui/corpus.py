@@ -52,9 +52,12 @@ class Corpus:
     folder: Path
     guides: list[Guide] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    skipped_hashes: dict[str, str] = field(default_factory=dict)  # guide files read but left out
 
     def file_hashes(self) -> dict[str, str]:
-        return {g.file: g.sha256 for g in self.guides}
+        """sha256 of every guide file read, skipped ones too: what hash_files will see in the folder,
+        so a guide skipped at build time does not make the index look stale ever after."""
+        return dict(sorted((self.skipped_hashes | {g.file: g.sha256 for g in self.guides}).items()))
 
 
 class CorpusError(Exception):
@@ -127,6 +130,8 @@ def load_corpus(folder: Path) -> Corpus:
         corpus.problems.extend(problems)
         if guide:
             corpus.guides.append(guide)
+        else:
+            corpus.skipped_hashes[path.name] = hashlib.sha256(raw).hexdigest()
     if not corpus.guides:
         raise CorpusError(f"no usable guides (guide_*.md) in {folder}")
     return corpus

@@ -78,6 +78,7 @@ class LoadedIndex:
     keyword: object  # tantivy.Index
     embedder: Embedder
     notes: list[str] = field(default_factory=list)  # things the user should see (stale, rebuilt in memory)
+    keyword_copy: tempfile.TemporaryDirectory | None = None  # where `keyword` was opened from; lives as long as it
 
     @property
     def cutoff(self) -> float | None:
@@ -183,6 +184,8 @@ def build_index(
     chunks = chunk_corpus(corpus)
     units = chunk_units(chunks)
     embedder = embedder or Embedder()
+    if out_dir.exists() and not out_dir.is_dir():
+        raise IndexLoadError(f"cannot write the index to {out_dir}: it is a file, not a folder; choose another --out")
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".building-", dir=out_dir.parent))
@@ -294,18 +297,24 @@ def read_vectors(folder: Path, manifest: dict, units: list[Unit], dims: int):
     return index
 
 
-def read_keyword(folder: Path, chunks: list[Chunk]):
+def read_keyword(folder: Path, chunks: list[Chunk]) -> tuple[object, tempfile.TemporaryDirectory]:
+    """The tantivy index, opened from a private copy: tantivy creates and locks a lock file in the
+    folder it opens, so opening it in place writes into the index folder, and fails when that
+    folder is read-only (an installed or mounted index, another user's files)."""
     import tantivy
 
     path = folder / KEYWORD_DIR
+    copy = tempfile.TemporaryDirectory(prefix="guide-tui-keyword-")
     try:
-        index = tantivy.Index.open(str(path))
+        index = tantivy.Index.open(str(shutil.copytree(path, Path(copy.name) / KEYWORD_DIR)))
         count = index.searcher().num_docs
     except (ValueError, OSError, RuntimeError) as err:
+        copy.cleanup()
         raise IndexLoadError(f"keyword index {path} could not be opened ({err}); {rebuild_hint(folder)}") from err
     if count != len(chunks):
+        copy.cleanup()
         raise IndexLoadError(f"keyword index {path} holds {count} chunks, not {len(chunks)}; {rebuild_hint(folder)}")
-    return index
+    return index, copy
 
 
 def load_index(folder: Path | None = None, embedder: Embedder | None = None, rebuild_if_stale: bool = True) -> LoadedIndex:
@@ -330,8 +339,8 @@ def load_index(folder: Path | None = None, embedder: Embedder | None = None, reb
         )
     chunks, units = read_chunks(folder, manifest)
     vectors = read_vectors(folder, manifest, units, embedder.dims)
-    keyword = read_keyword(folder, chunks)
-    loaded = LoadedIndex(folder, manifest, chunks, units, vectors, keyword, embedder)
+    keyword, keyword_copy = read_keyword(folder, chunks)
+    loaded = LoadedIndex(folder, manifest, chunks, units, vectors, keyword, embedder, keyword_copy=keyword_copy)
     corpus_dir = resolve_corpus(folder, manifest)
     if not corpus_dir.is_dir():
         loaded.notes.append(f"corpus folder {corpus_dir} not found; cannot tell whether the index is current")
@@ -345,9 +354,30 @@ def load_index(folder: Path | None = None, embedder: Embedder | None = None, reb
         try:
             loaded = build_in_memory(corpus_dir, embedder, manifest.get("cutoff"))
         except CorpusError as err:
-            raise IndexLoadError(f"{note}, and the corpus cannot be read: {err}") from err
+            raise IndexLoadError(f"{note}, and the corpus cannot be read: {err}; fix or restore the guides in {corpus_dir}") from err
         loaded.notes.append(f"{note}; rebuilt in memory for this session ({rebuild_hint(folder, corpus_dir)} to save it)")
+        loaded.notes.extend(loaded.manifest["problems"])  # each guide the rebuild skipped or doubted, by name
     return loaded
+
+
+def check_built_from(folder: Path, corpus_dir: Path) -> None:
+    """For --corpus: the index in `folder` must have been built from the guides now in corpus_dir.
+
+    Its own corpus folder, edited since, only makes it stale (load_index rebuilds it in memory);
+    any other folder must hold exactly the guides it was built from.
+    """
+    folder, corpus_dir = Path(folder), Path(corpus_dir)
+    manifest = read_manifest(folder)
+    own = resolve_corpus(folder, manifest)
+    if not corpus_dir.is_dir():
+        raise IndexLoadError(f"corpus folder {corpus_dir} does not exist; name the folder the index was built from ({own})")
+    if own.is_dir() and own.resolve() == corpus_dir.resolve():
+        return
+    changed = describe_changes(manifest.get("files", {}), hash_files(corpus_dir))
+    if changed:
+        raise IndexLoadError(
+            f"index {folder} was built from a different corpus than {corpus_dir} ({changed}); {rebuild_hint(folder, corpus_dir)}"
+        )
 
 
 def describe_changes(built: dict[str, str], now: dict[str, str]) -> str:
@@ -378,4 +408,6 @@ def set_cutoff(folder: Path, cutoff: dict) -> None:
     try:
         write_manifest(folder, manifest)
     except OSError as err:
-        raise IndexLoadError(f"cannot write {folder / MANIFEST}: {err.strerror}") from err
+        raise IndexLoadError(
+            f"cannot write {folder / MANIFEST}: {err.strerror}; `guide-tui calibrate --dry-run` shows the cutoff without writing it"
+        ) from err

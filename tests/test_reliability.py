@@ -231,3 +231,257 @@ async def test_every_odd_question_in_turn_leaves_the_app_working(retriever):
         await paste_and_ask(pilot, BAKERY)
         assert "11am" in text_of(app, "#answer-text")
         assert_screen_is_safe(app)
+
+
+# ---------------------------------------------------------------- the index: damage, mismatch, read-only
+
+
+def edit_manifest(folder: Path, **changes) -> None:
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    manifest.update(changes)
+    (folder / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def garbage_chunks(folder: Path) -> None:
+    """chunks.jsonl replaced by junk whose checksum the manifest agrees with: only parsing can tell."""
+    (folder / CHUNKS).write_text('{"chunk_id": "x"}\nnot json\n', encoding="utf-8")
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    edit_manifest(folder, checksums=manifest["checksums"] | {CHUNKS: sha256_file(folder / CHUNKS)})
+
+
+def unreadable_corpus(workspace: Path) -> None:
+    """Every guide edited into something that is not a guide: stale, and nothing to rebuild from."""
+    for guide in (workspace / "corpus").glob("guide_*.md"):
+        guide.write_bytes(b"\xff\xfe not text")
+
+
+# (what is done to the workspace, what the message says, what it says to run)
+DAMAGES = {
+    "missing folder": (lambda ws: shutil.rmtree(ws / "index"), "no index at", "guide-tui index --corpus"),
+    "truncated vectors": (
+        lambda ws: (ws / "index" / VECTORS).write_bytes((ws / "index" / VECTORS).read_bytes()[:4096]),
+        "vectors.usearch does not match the manifest",
+        "guide-tui index --corpus",
+    ),
+    "corrupt chunks": (lambda ws: garbage_chunks(ws / "index"), "chunks.jsonl is corrupt", "guide-tui index --corpus"),
+    "other format version": (
+        lambda ws: edit_manifest(ws / "index", format_version=FORMAT_VERSION + 1),
+        f"built in index format {FORMAT_VERSION + 1}",
+        "guide-tui index --corpus",
+    ),
+    "other model": (
+        lambda ws: edit_manifest(ws / "index", model={"name": "another", "sha256": "0" * 64, "dims": 256}),
+        "different embedding model",
+        "guide-tui index --corpus",
+    ),
+    "stale and unreadable corpus": (unreadable_corpus, "the corpus cannot be read", "restore the guides"),
+}
+
+
+@pytest.mark.parametrize("command", ["retrieve", "ask"])
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_index_is_one_line_with_the_fix(workspace, capsys, damage, command):
+    spoil, message, fix = DAMAGES[damage]
+    spoil(workspace)
+    code, out, err = run_cli(capsys, command, "--index", str(workspace / "index"), BAKERY)
+    assert code == 2 and out == ""
+    assert err.startswith("guide-tui: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert message in err and fix in err
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+async def test_the_app_shows_a_damaged_index_and_its_fix_on_screen(workspace, damage):
+    spoil, message, fix = DAMAGES[damage]
+    spoil(workspace)
+    app = GuideApp(index_dir=workspace / "index", generator="extractive")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, IndexErrorScreen)
+        problem, fix_shown = text_of(app, "#error-text").split("How to fix it")
+        assert message in " ".join(problem.split())
+        assert fix in " ".join(fix_shown.split())
+        on_screen = visible(app)
+        assert "The index cannot be opened" in on_screen and "How to fix it" in on_screen and fix in on_screen
+        assert_screen_is_safe(app)
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+def test_a_missing_model_folder_is_one_line_with_the_fix(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("GUIDE_TUI_MODEL", str(tmp_path / "no-model"))
+    code, out, err = run_cli(capsys, "retrieve", BAKERY)
+    assert code == 2 and out == ""
+    assert err.startswith(f"guide-tui: embedding model missing from {tmp_path / 'no-model'}") and err.count("\n") == 1
+    assert "restore index/model from git" in err
+
+
+def tree_state(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file and folder below `folder` (hidden ones too) with its size and modification time."""
+    return {str(path.relative_to(folder)): (path.stat().st_size, path.stat().st_mtime_ns) for path in folder.rglob("*")}
+
+
+def without_hidden_files(folder: Path) -> None:
+    """The index as a copy that leaves out hidden files (`cp dir/*`, packaging globs) has it: no lock files."""
+    for path in folder.rglob(".*"):
+        path.unlink()
+
+
+@pytest.mark.parametrize("stale", [False, True], ids=["current", "stale"])
+def test_loading_and_answering_never_write_into_the_index_folder(workspace, capsys, stale):
+    """A read-only index folder (an install, a mounted volume, another user's files) must work: nothing
+    the loader does may write there. As root, chmod cannot show it, so watch the folder instead."""
+    index = workspace / "index"
+    without_hidden_files(index)
+    if stale:
+        guide = workspace / "corpus" / "guide_kestrelford.md"
+        guide.write_text(guide.read_text(encoding="utf-8") + "\nThe bakery also sells pies.\n", encoding="utf-8")
+    before = tree_state(index)
+    loaded = load_index(index)
+    assert loaded.stale == stale and len(loaded.chunks) == 84
+    for argv in (["retrieve", BAKERY], ["ask", BAKERY], ["ask", "--json", BAKERY], ["calibrate", "--dry-run"]):
+        code, out, _ = run_cli(capsys, argv[0], "--index", str(index), *argv[1:])
+        assert code == 0 and out
+    assert tree_state(index) == before
+
+
+async def test_starting_the_app_never_writes_into_the_index_folder(workspace):
+    index = workspace / "index"
+    without_hidden_files(index)
+    before = tree_state(index)
+    app = GuideApp(index_dir=index, generator="extractive")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.retriever is not None
+        await paste_and_ask(pilot, BAKERY)
+        assert "11am" in text_of(app, "#answer-text")
+    assert tree_state(index) == before
+
+
+def test_calibrate_that_cannot_write_the_manifest_says_so(workspace, capsys):
+    index = workspace / "index"
+    (index / (MANIFEST + ".tmp")).mkdir()  # where the new manifest is written first: now unwritable
+    before = (index / MANIFEST).read_bytes()
+    code, out, err = run_cli(capsys, "calibrate", "--index", str(index))
+    assert code == 2
+    assert err.startswith(f"guide-tui: cannot write {index / MANIFEST}") and err.count("\n") == 1
+    assert (index / MANIFEST).read_bytes() == before  # nothing lost: the old manifest is intact
+
+
+@pytest.mark.parametrize("where", ["under a regular file", "a regular file"])
+def test_index_into_an_unwritable_place_says_so_and_keeps_what_was_there(tmp_path, capsys, where):
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where a folder should be", encoding="utf-8")
+    out_dir = blocker / "index" if where == "under a regular file" else blocker
+    code, out, err = run_cli(capsys, "index", "--corpus", str(BUNDLED_CORPUS), "--out", str(out_dir))
+    assert code == 2
+    assert err.startswith(f"guide-tui: cannot write the index to {out_dir}") and "choose another --out" in err
+    assert "Traceback" not in err and err.count("\n") == 1
+    assert blocker.read_text(encoding="utf-8") == "a file where a folder should be"
+    assert [p.name for p in tmp_path.iterdir()] == ["file"]  # no half-built staging folder left behind
+
+
+# ---------------------------------------------------------------- the corpus: edited, broken, moved, another one
+
+
+def break_guides(workspace: Path) -> None:
+    """Stale in two ways at once: one guide edited into something that is not UTF-8, one bad guide added."""
+    (workspace / "corpus" / "guide_kestrelford.md").write_bytes(b"# Kestrelford\n\n## Eat\n\nCaf\xe9 hours.\n")
+    (workspace / "corpus" / "guide_broken.md").write_text("No title line here.\n\n## Section\n\nText.\n", encoding="utf-8")
+
+
+PROBLEMS = (
+    "guide_kestrelford.md: not UTF-8 text (bad byte at offset 26) (skipped)",
+    "guide_broken.md: no '# Title' line (H1) at the top (skipped)",
+)
+
+
+def test_a_stale_rebuild_reports_each_bad_guide_on_the_cli(workspace, capsys):
+    break_guides(workspace)
+    code, out, err = run_cli(capsys, "retrieve", "--json", "--index", str(workspace / "index"), BAKERY)
+    assert code == 0 and json.loads(out)["retrieved"]
+    flat = " ".join(err.split())
+    assert "stale: the corpus changed since the build (changed: guide_kestrelford.md; added: guide_broken.md)" in flat
+    assert "rebuilt in memory" in flat and "guide-tui index --corpus" in flat
+    for problem in PROBLEMS:
+        assert problem in flat
+
+
+async def test_a_stale_rebuild_shows_each_bad_guide_and_the_fix_on_screen(workspace):
+    break_guides(workspace)
+    app = GuideApp(index_dir=workspace / "index", generator="extractive")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        on_screen = visible(app)
+        assert "STALE, rebuilt in memory" in on_screen
+        assert "rebuilt in memory for this session (rebuild it with: guide-tui index --corpus" in on_screen
+        for problem in PROBLEMS:
+            assert problem in on_screen
+        await paste_and_ask(pilot, "When do the pubs in Kestrelford serve food?")
+        files = {hit.chunk.file for hit in app.query_one("#hits", HitsTable).hits.values()}
+        assert files and "guide_kestrelford.md" not in files  # the skipped guide is out of this session's index
+        assert "guide_kestrelford.md" not in text_of(app, "#answer-text")
+        assert_screen_is_safe(app)
+
+
+def test_a_guide_skipped_at_build_time_does_not_make_the_index_stale(workspace, capsys, bundled_index):
+    from guide_tui.indexes import build_index
+
+    (workspace / "corpus" / "guide_draft.md").write_text("notes to self, no title yet\n", encoding="utf-8")
+    build_index(workspace / "corpus", workspace / "index", embedder=bundled_index.embedder)
+    assert load_index(workspace / "index", embedder=bundled_index.embedder).notes == []
+    (workspace / "corpus" / "guide_draft.md").write_text("# Draft\n\n## Now a guide\n\nIt has a section.\n", encoding="utf-8")
+    assert load_index(workspace / "index", embedder=bundled_index.embedder).stale
+
+
+def test_a_moved_corpus_is_a_note_and_the_index_still_answers(workspace, capsys):
+    (workspace / "corpus").rename(workspace / "guides")
+    code, out, err = run_cli(capsys, "retrieve", "--json", "--index", str(workspace / "index"), BAKERY)
+    assert code == 0 and json.loads(out)["retrieved"]
+    assert "note: corpus folder" in err and "not found; cannot tell whether the index is current" in " ".join(err.split())
+
+
+def another_corpus(workspace: Path) -> Path:
+    """A second folder of guides: the same files with one of them edited."""
+    other = workspace / "other"
+    shutil.copytree(workspace / "corpus", other)
+    guide = other / "guide_marchwood.md"
+    guide.write_text(guide.read_text(encoding="utf-8").replace("Marchwood", "Marchwood Vale", 3), encoding="utf-8")
+    return other
+
+
+@pytest.mark.parametrize("command", ["retrieve", "ask"])
+def test_corpus_option_refuses_an_index_built_from_other_guides(workspace, capsys, command):
+    other = another_corpus(workspace)
+    index = workspace / "index"
+    code, out, err = run_cli(capsys, command, "--index", str(index), "--corpus", str(other), BAKERY)
+    assert code == 2 and out == ""
+    assert err == (
+        f"guide-tui: index {index} was built from a different corpus than {other} (changed: guide_marchwood.md); "
+        f"rebuild it with: guide-tui index --corpus {other} --out {index}\n"
+    )
+
+
+def test_corpus_option_accepts_the_same_guides_anywhere_and_its_own_folder_edited(workspace, capsys):
+    index = workspace / "index"
+    copy = workspace / "copy"
+    shutil.copytree(workspace / "corpus", copy)
+    code, out, err = run_cli(capsys, "retrieve", "--json", "--index", str(index), "--corpus", str(copy), BAKERY)
+    assert code == 0 and err == "" and json.loads(out)["retrieved"]
+    guide = workspace / "corpus" / "guide_kestrelford.md"
+    guide.write_text(guide.read_text(encoding="utf-8") + "\nThe bakery also sells pies.\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "retrieve", "--json", "--index", str(index), "--corpus", str(workspace / "corpus"), BAKERY)
+    assert code == 0 and "stale: the corpus changed since the build (changed: guide_kestrelford.md)" in " ".join(err.split())
+    code, out, err = run_cli(capsys, "retrieve", "--index", str(index), "--corpus", str(workspace / "nowhere"), BAKERY)
+    assert code == 2 and err.startswith(f"guide-tui: corpus folder {workspace / 'nowhere'} does not exist")
+
+
+async def test_the_app_shows_an_index_built_from_other_guides_and_the_fix(workspace):
+    other = another_corpus(workspace)
+    app = GuideApp(index_dir=workspace / "index", corpus_dir=other, generator="extractive")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, IndexErrorScreen)
+        problem, fix = (" ".join(part.split()) for part in text_of(app, "#error-text").split("How to fix it"))
+        assert f"was built from a different corpus than {other} (changed: guide_marchwood.md)" in problem
+        assert f"rebuild it with: guide-tui index --corpus {other} --out {workspace / 'index'}" in fix
+        assert "was built from a different corpus than" in visible(app)
