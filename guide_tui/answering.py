@@ -84,15 +84,17 @@ def guide_says(quote: Candidate) -> str:
 
 
 def extractive_text(quotes: list[Candidate]) -> list[str]:
-    """The answer in pieces, one line per chunk quoted: a lead, then its sentences verbatim in
-    quotation marks (in the order the chunk has them). The pieces joined are the answer."""
+    """The answer in pieces, one per quoted sentence (what on_text streams). Each chunk quoted gets a
+    line: a lead, then its sentences verbatim in quotation marks, in the chunk's own order."""
     groups: dict[str, list[Candidate]] = {}
     for quote in quotes:
         groups.setdefault(quote.hit.chunk.chunk_id, []).append(quote)
     pieces = []
     for group in groups.values():
-        said = " ".join(q.sentence.text for q in sorted(group, key=lambda q: q.row))
-        pieces.append(("\n" if pieces else "") + f'{guide_says(group[0])} "{said}"')
+        ordered = sorted(group, key=lambda q: q.row)
+        for n, quote in enumerate(ordered):
+            opening = ("\n" if pieces else "") + f'{guide_says(quote)} "' if n == 0 else " "
+            pieces.append(opening + quote.sentence.text + ('"' if n == len(ordered) - 1 else ""))
     return pieces
 
 
