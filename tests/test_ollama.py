@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import socket
 
 import pytest
@@ -200,3 +201,62 @@ def test_chunks_beyond_the_cutoff_stay_out_of_the_prompt(pubs_retrieval, bundled
 def test_question_control_characters_never_reach_the_prompt(pubs_retrieval):
     messages = build_prompt(pubs_retrieval, "When do the pubs\x1b[31m serve\x00 food?")
     assert messages[-1]["content"].endswith("Question: When do the pubs [31m serve food?")
+
+
+def run_ask(capsys, *argv: str) -> tuple[int, str, str]:
+    from guide_tui import cli
+
+    code = cli.main(["ask", "--generator", "ollama", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_ask_prints_the_model_answer_with_its_flagged_sentence(fake_ollama, capsys):
+    fake_ollama.scenario = "invented_claim"
+    code, out, err = run_ask(capsys, QUESTION)
+    assert code == 0 and err == ""
+    assert out.splitlines() == [
+        f"{FAITHFUL} {INVENTED_SENTENCE}",
+        f"Not supported by the guides: {INVENTED_SENTENCE}",
+        "Sources: guide_kestrelford.md (Eat and drink)",
+    ]
+
+
+def test_cli_ask_json_names_the_model_and_its_checks(fake_ollama, capsys):
+    fake_ollama.scenario = "wrong_citation"
+    _, out, err = run_ask(capsys, "--json", "--model", "llama3.2", QUESTION)
+    record = json.loads(out)
+    assert record["generator"] == "extractive"  # an answer with no supported sentence is not used
+    assert record["fallback_reason"] == "ollama:llama3.2's answer had no support in the retrieved guides; answered extractively"
+    fake_ollama.scenario = "faithful"
+    _, out, _ = run_ask(capsys, "--json", QUESTION)
+    record = json.loads(out)
+    assert record["generator"] == "ollama:llama3.2" and record["answer"] == FAITHFUL
+    assert record["unsupported"] == [] and record["invented_citations"] == []
+    assert [c["chunk_id"] for c in record["citations"]] == ["guide_kestrelford.md#2"]
+
+
+def test_cli_show_prompt_is_exactly_what_the_server_received(fake_ollama, capsys):
+    _, out, _ = run_ask(capsys, "--show-prompt", QUESTION)
+    (request,) = fake_ollama.requests
+    shown = format_prompt(request["messages"])
+    assert out.startswith(shown + "\n----- answer -----\n" + FAITHFUL + "\n")
+
+
+@pytest.mark.parametrize(
+    ("scenario", "model", "note"),
+    [
+        ("disconnect", None, "Ollama stopped mid-answer"),
+        ("garbage", None, "Ollama sent a reply that is not its protocol"),
+        ("faithful", "nosuch", "Ollama has no model 'nosuch' (ollama pull nosuch)"),
+    ],
+)
+def test_cli_falls_back_to_quotes_and_says_why_on_stderr(fake_ollama, capsys, scenario, model, note):
+    fake_ollama.scenario = scenario
+    from guide_tui import cli
+
+    code, out, err = run_ask(capsys, QUESTION, *(["--model", model] if model else []))
+    assert code == 0
+    assert err == f"note: {note}; answered extractively\n"
+    cli.main(["ask", "--generator", "extractive", QUESTION])
+    assert out == capsys.readouterr().out  # the quoted answer, with no partial model text in it
