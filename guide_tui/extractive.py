@@ -176,6 +176,7 @@ class Sentence:
     vectors: np.ndarray  # the words' vectors, one row each
     towns: set[str]  # the towns it names
     guide_town: str | None  # the town its guide is about (None: a region-wide guide)
+    shared: bool  # its chunk is repeated word for word in other guides ("Practical notes")
     word_set: frozenset[str]
     affixes: frozenset[str]  # every start and end of ROOT_LETTERS+ letters of its words, for same_root
 
@@ -219,6 +220,8 @@ class Analysed:
         self.sentences: list[Sentence] = []
         self.chunk_row = {chunk.chunk_id: n for n, chunk in enumerate(index.chunks)}
         self.files = [chunk.file for chunk in index.chunks]
+        self.bodies = [chunk.body for chunk in index.chunks]
+        self.body_count = {body: self.bodies.count(body) for body in set(self.bodies)}
         self.places: dict[frozenset[str], Sentence] = {}
         texts = [(n, text) for n, chunk in enumerate(index.chunks) for text in sentences(chunk.text)]
         words_of = [list(dict.fromkeys(w for w in WORD.findall(text.lower()) if self.stem(w))) for _, text in texts]
@@ -265,6 +268,7 @@ class Analysed:
             vectors,
             self.towns_in(text),
             self.guide_town(chunk),
+            chunk >= 0 and self.body_count[self.bodies[chunk]] > 1,
             frozenset(words),
             frozenset(a for w in words for a in affixes(w)),
         )
@@ -411,12 +415,17 @@ def names_places(text: str, subject: Subject, facts: Analysed) -> bool:
     )
 
 
-def gives(kind: str, text: str, subject: Subject, facts: Analysed) -> bool:
-    return names_places(text, subject, facts) if kind == "place" else bool(FOUND[kind].search(text))
+def gives(kind: str, sentence: Sentence, subject: Subject, facts: Analysed) -> bool:
+    """The sentence gives this kind of answer; a place may also be the town its guide is about, which
+    the answer's lead names ("Halden Bay's guide says: ...stepped lanes... hard work with a pushchair")."""
+    if kind != "place":
+        return bool(FOUND[kind].search(sentence.text))
+    by_guide = sentence.guide_town not in (None, *subject.towns) and not sentence.shared
+    return by_guide or names_places(sentence.text, subject, facts)
 
 
-def kinds_found(subject: Subject, text: str, facts: Analysed, hard_only: bool = False) -> float:
-    """Weighted share of the asked-for kind groups the text gives: SOFT_KINDS count SOFT_KIND_SHARE
+def kinds_found(subject: Subject, said: list[Sentence], facts: Analysed, hard_only: bool = False) -> float:
+    """Weighted share of the asked-for kind groups the sentences give: SOFT_KINDS count SOFT_KIND_SHARE
     (or nothing when hard_only), as "because" is a weak sign of a reason."""
     weights = [
         (SOFT_KIND_SHARE if SOFT_KINDS.issuperset(group) else 1.0, group)
@@ -425,7 +434,9 @@ def kinds_found(subject: Subject, text: str, facts: Analysed, hard_only: bool = 
     ]
     if not weights:
         return 1.0
-    given = sum(weight for weight, group in weights if any(gives(kind, text, subject, facts) for kind in group))
+    given = sum(
+        weight for weight, group in weights if any(gives(kind, sentence, subject, facts) for kind in group for sentence in said)
+    )
     return given / sum(weight for weight, _ in weights)
 
 
@@ -474,7 +485,7 @@ def candidates(subject: Subject, retrieval: Retrieval, facts: Analysed) -> list[
             covered = coverage(subject, sentence, facts)
             counted = np.where(covered >= SIMILAR_WORD, covered, 0.0)  # a far-off word is not partly covered
             covered_share = float(subject.weights @ counted / subject.weights.sum()) if len(covered) else 0.0
-            kinds = kinds_found(subject, sentence.text, facts)
+            kinds = kinds_found(subject, [sentence], facts)
             similarity = float(facts.sentence_vectors[row] @ subject.vector)
             score = (
                 COVERAGE_WEIGHT * covered_share
@@ -491,8 +502,9 @@ def candidates(subject: Subject, retrieval: Retrieval, facts: Analysed) -> list[
 
 
 MAX_QUOTES = 3
-COMPANION_MARGIN = 0.35  # another sentence is quoted too when it scores this close to the best, covering as much,
-# or when it is from another guide and covers the whole subject (the guides may disagree: quote both)
+COMPANION_MARGIN = 0.35  # another sentence is quoted too when it scores this close to the best, covering as
+# much and restating the question, or when it is from another guide and covers the whole subject
+# (the guides may disagree: quote both)
 COMPLETION_REACH = 2  # how many sentences away a missing kind of answer is looked for in the best one's chunk
 
 
@@ -519,7 +531,7 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
     for other in ranked[1:]:
         if len(quotes) >= MAX_QUOTES:
             break
-        as_good = other.share >= best.share and other.kinds_found >= best.kinds_found
+        as_good = other.share >= best.share and other.share > 0 and other.kinds_found >= best.kinds_found
         close = other.score >= best.score - COMPANION_MARGIN
         another_guide = other.share == 1.0 and other.hit.chunk.file not in {q.hit.chunk.file for q in quotes}
         if as_good and (close or another_guide) and other.sentence.text not in {q.sentence.text for q in quotes}:
@@ -530,7 +542,7 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
 def completion(subject: Subject, best: Candidate, facts: Analysed) -> list[Candidate]:
     """A nearby sentence of the same chunk giving the kind of answer the best one lacks ("the coastal
     path is closed in high wind" needs the sentence before it to say which coastal path)."""
-    if kinds_found(subject, best.sentence.text, facts) == 1.0:
+    if best.kinds_found == 1.0:
         return []
     rows = facts.by_chunk[best.sentence.chunk]
     at = rows.index(best.row)
@@ -538,12 +550,11 @@ def completion(subject: Subject, best: Candidate, facts: Analysed) -> list[Candi
         for n in (at - distance, at + distance):
             if 0 <= n < len(rows):
                 sentence = facts.sentences[rows[n]]
-                joined = " ".join([sentence.text, best.sentence.text])
-                if kinds_found(subject, joined, facts) > best.kinds_found and facts.about(subject.towns, sentence):
+                if kinds_found(subject, [sentence, best.sentence], facts) > best.kinds_found and facts.about(subject.towns, sentence):
                     covered = coverage(subject, sentence, facts)
                     similarity = float(facts.sentence_vectors[rows[n]] @ subject.vector)
                     return [Candidate(best.hit, sentence, rows[n], True, covered, subject.share(covered),
-                                      kinds_found(subject, sentence.text, facts), similarity, best.score)]
+                                      kinds_found(subject, [sentence], facts), similarity, best.score)]
     return []
 
 
@@ -567,8 +578,7 @@ def why_unanswerable(subject: Subject, quotes: list[Candidate], everything: list
     named_unknown = [w for w in unknown if w in subject.named]
     if named_unknown and not restates:
         return f"the guides for {place} do not mention {', '.join(named_unknown)}"
-    quoted = " ".join(q.sentence.text for q in quotes)
-    if kinds_found(subject, quoted, facts, hard_only=True) < 1.0:
+    if kinds_found(subject, [q.sentence for q in quotes], facts, hard_only=True) < 1.0:
         return "no retrieved sentence gives the kind of answer asked for"
     about_places = place_match(subject, best.sentence, facts) == 1.0
     if best.share == 0.0 and not (about_places and (restates or subject.kinds)):
