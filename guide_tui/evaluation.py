@@ -466,11 +466,16 @@ def describe_settings(index, questions_path, question_set, runs, generator, mode
 
 
 def git_commit() -> str | None:
+    """The commit the code and index came from, marked when guide_tui/, index/ or corpus/ differ from it."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(REPO_ROOT), *args], capture_output=True, text=True, timeout=5).stdout.strip()
+
     try:
-        found = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5)
+        commit = git("rev-parse", "--short", "HEAD")
+        changed = git("status", "--porcelain", "--", "guide_tui", "index", "corpus")
     except (OSError, subprocess.SubprocessError):
         return None
-    return found.stdout.strip() or None
+    return (commit + (" + uncommitted changes" if changed else "")) or None
 
 
 # ------------------------------------------------------------------ the report
