@@ -172,16 +172,29 @@ class QuestionInput(Input):
 class HitsTable(DataTable):
     """The top-5 chunks with every number behind their order; the cutoff is a row where the distances cross it."""
 
-    # fixed widths: the header never re-measures, and a long section name is cut, not the numbers
-    COLUMNS = (("#", 3), ("source: file § section", 56), ("best-sentence distance", 22), ("keyword BM25", 12), ("fused", 11))
+    # Fixed widths (a header measured from its rows can be left drawn at the old widths); the numbers'
+    # columns never shrink, the source column takes what the terminal has left.
+    NUMBERS = (("best-sentence\ndistance", 13), ("keyword\nBM25", 8), ("fused", 6))
+    RANK_WIDTH = 3
+    MIN_SOURCE_WIDTH = 20
 
     def __init__(self, **kwargs) -> None:
-        super().__init__(cursor_type="row", **kwargs)
+        super().__init__(cursor_type="row", header_height=2, **kwargs)
         self.hits: dict[str, Hit] = {}
+        self.source_width = 0
+        self.shown: tuple[Retrieval, tuple[str, ...]] | None = None
 
-    def on_mount(self) -> None:
-        for label, width in self.COLUMNS:
-            self.add_column(Text(label), width=width, key=label)
+    def on_resize(self) -> None:
+        columns = 2 + len(self.NUMBERS)
+        fixed = self.RANK_WIDTH + sum(width for _, width in self.NUMBERS) + 2 * self.cell_padding * columns
+        width = max(self.MIN_SOURCE_WIDTH, self.scrollable_content_region.width - fixed)
+        if width != self.source_width:
+            self.source_width = width
+            self.clear(columns=True)
+            for label, width in (("#", self.RANK_WIDTH), ("source: file § section", width), *self.NUMBERS):
+                self.add_column(Text(label), width=width, key=label)
+            if self.shown:
+                self.show(*self.shown)
 
     def show(self, retrieval: Retrieval, expected: tuple[str, ...] = ()) -> None:
         """Rows in fused order; as in `guide-tui retrieve`, the cutoff row goes where the distances cross it
@@ -189,6 +202,7 @@ class HitsTable(DataTable):
         closer chunk below a farther one)."""
         self.clear()
         self.hits = {}
+        self.shown = (retrieval, expected)
         hits = retrieval.hits
         cutoff = retrieval.gate.cutoff
         crossing = next((n for n in range(len(hits)) if all(h.above_cutoff for h in hits[n:])), len(hits))
@@ -254,6 +268,7 @@ class AnswerPanel(VerticalScroll):
 
     def finish(self, answer: Answer) -> None:
         self.show(self.heading + answer_content(answer))
+        self.scroll_home(animate=False)  # the whole answer reads from its question down
 
 
 def answer_content(answer: Answer) -> Content:

@@ -171,13 +171,17 @@ async def test_an_empty_question_says_so_and_retrieves_nothing(retriever):
 
 async def test_a_huge_question_is_shortened_and_the_screen_stays_sane(retriever):
     app = GuideApp(generator="extractive", retriever=retriever)
-    huge = "When does the Kestrelford bakery sell out? " * 400
-    async with app.run_test(size=SIZE) as pilot:
+    huge = "How far is it " * 600
+    async with app.run_test(size=(100, 30)) as pilot:  # a small terminal: the answer outgrows its panel
         await ask(pilot, huge)
         assert f"first {MAX_QUESTION_CHARS} characters" in text_of(app, "#message")
         assert app.query_one("#hits", HitsTable).row_count >= 5
-        heading = text_of(app, "#answer-text").split("\n")[0]
-        assert len(heading) < 400 and heading.endswith("…")
+        answer = text_of(app, "#answer-text")
+        heading = answer.split("\n\n")[0]
+        assert heading.startswith("Question: How far is it") and heading.endswith("…") and len(heading) < 400
+        panel = app.query_one("#answer")
+        assert panel.max_scroll_y > 0, "this answer should be longer than the panel"
+        assert panel.scroll_y == 0, "a finished answer shows from its question down"
         assert app.query_one("#question", Input).value == huge
 
 
@@ -392,3 +396,21 @@ def test_the_answer_view_flags_unsupported_sentences_and_invented_citations(retr
     underlined = [shown.plain[s.start : s.end] for s in shown.spans if "underline" in str(s.style)]
     assert made_up in underlined
     assert f"• {hit.chunk.file} § {hit.chunk.section}" in shown.plain
+
+
+async def test_the_table_fits_the_terminal_width_and_keeps_its_rows_on_resize(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ask(pilot, BAKERY)
+        table = app.query_one("#hits", HitsTable)
+
+        def columns_width() -> int:
+            return sum(column.get_render_width(table) for column in table.columns.values())
+
+        assert columns_width() <= table.scrollable_content_region.width, "every number column in view"
+        narrow, rows = table.source_width, table_chunks(app)
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        assert table.source_width > narrow
+        assert columns_width() <= table.scrollable_content_region.width
+        assert table_chunks(app) == rows
