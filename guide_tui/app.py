@@ -87,6 +87,10 @@ def answer_with(retriever: Retriever, retrieval: Retrieval, generator: str, mode
     return answer_question(retriever, retrieval.question, generator=generator, model=model, on_text=on_text)
 
 
+class AnswerSuperseded(Exception):
+    """A newer question was asked: the answer still streaming for the old one is abandoned."""
+
+
 @dataclass(frozen=True)
 class OllamaState:
     """What the status line says about Ollama."""
@@ -608,6 +612,8 @@ class GuideApp(App):
         loop = asyncio.get_running_loop()
 
         def on_text(piece: str) -> None:  # called in the answering thread; never waits for the screen
+            if run_id != self.run_id:
+                raise AnswerSuperseded  # closes a stale Ollama stream, which would hold up the next question's
             loop.call_soon_threadsafe(self.show_piece, run_id, piece)
 
         try:

@@ -414,3 +414,48 @@ async def test_the_table_fits_the_terminal_width_and_keeps_its_rows_on_resize(re
         assert table.source_width > narrow
         assert columns_width() <= table.scrollable_content_region.width
         assert table_chunks(app) == rows
+
+
+async def test_a_new_question_closes_the_stream_still_answering_the_old_one(retriever, fake_ollama, monkeypatch):
+    """Ollama answers one request at a time: a stale stream left running would hold up the new answer."""
+    from fake_ollama import FAITHFUL, QUESTION, tokens
+
+    import guide_tui.app as app_module
+
+    fake_ollama.scenario = "faithful"
+    fake_ollama.token_delay = 0.05
+    calls = []  # per answer: the pieces it streamed, and how it ended
+
+    def recording(retriever, retrieval, generator, model, on_text):
+        call = {"question": retrieval.question, "pieces": 0, "ended": "answered"}
+        calls.append(call)
+
+        def counting(piece: str) -> None:
+            on_text(piece)
+            call["pieces"] += 1
+
+        try:
+            return answer_with(retriever, retrieval, generator, model, counting)
+        except Exception as err:
+            call["ended"] = type(err).__name__
+            raise
+
+    answer_with = app_module.answer_with
+    monkeypatch.setattr(app_module, "answer_with", recording)
+    app = GuideApp(generator="ollama", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        field = app.query_one("#question", Input)
+        field.value = QUESTION
+        await field.action_submit()
+        while not calls or calls[0]["pieces"] < 2:
+            await asyncio.sleep(0.01)
+        field.value = QUESTION + " Please."
+        await field.action_submit()
+        while len(calls) < 2 or calls[1]["ended"] == "answered" and "Sources" not in text_of(app, "#answer-text"):
+            await asyncio.sleep(0.02)
+        await settle(pilot)
+        assert calls[0]["ended"] == "AnswerSuperseded"
+        assert calls[0]["pieces"] < len(tokens(FAITHFUL))
+        assert calls[1]["ended"] == "answered"
+        assert text_of(app, "#answer-text").startswith(f"Question: {QUESTION} Please.")
