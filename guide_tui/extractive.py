@@ -103,7 +103,8 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (_pattern(r"\b(?:which|what)(?: \w+)? days?\b"), ("day",)),
     (_pattern(r"\bwhat time\b|\bhow (?:late|early)\b|\b(?:until|till|by) what\b|\bwhat hours?\b"), ("clock",)),
     (_pattern(r"(?:^|[.?!,]\s*)when\b|\b(?:until|since|till) when\b"), WHEN),  # not "shut when it's windy"
-    (_pattern(r"\bhow long\b|\bhow much time\b"), ("duration",)),
+    (_pattern(r"\bhow much time\b|\bhow long (?:does|do|did|will|would|should)\b"), ("duration",)),
+    (_pattern(r"\bhow long\b"), ("duration", "distance")),  # "how long is the river walk": 4 miles or 2 hours
     (_pattern(r"\bhow far\b"), ("distance", "duration")),
     (_pattern(r"\bhow often\b|\bhow frequent"), ("frequency",)),
     (
@@ -477,6 +478,8 @@ REGION_SHARE = 1.0  # the share a region-wide sentence gets when the question na
 def candidates(subject: Subject, retrieval: Retrieval, facts: Analysed) -> list[Candidate]:
     """Every sentence of the retrieved chunks, best first (the same text once, at its best chunk)."""
     found: dict[str, Candidate] = {}
+    # a "why" answerable only by "because" is a weak sign: soft kinds count less in the ranking
+    kind_strength = np.mean([SOFT_KIND_SHARE if SOFT_KINDS.issuperset(g) else 1.0 for g in subject.kinds] or [1.0])
     for hit in retrieval.hits:
         for row in facts.by_chunk[facts.chunk_row[hit.chunk.chunk_id]]:
             sentence = facts.sentences[row]
@@ -489,7 +492,7 @@ def candidates(subject: Subject, retrieval: Retrieval, facts: Analysed) -> list[
             similarity = float(facts.sentence_vectors[row] @ subject.vector)
             score = (
                 COVERAGE_WEIGHT * covered_share
-                + KIND_WEIGHT * kinds
+                + KIND_WEIGHT * kinds * kind_strength
                 + SIMILARITY_WEIGHT * similarity
                 + RANK_WEIGHT / hit.rank
                 + PLACE_WEIGHT * place_match(subject, sentence, facts)
@@ -576,14 +579,17 @@ def why_unanswerable(subject: Subject, quotes: list[Candidate], everything: list
     if subject.yes_no and subject.weight_of(~known_to_place) >= YES_NO_UNKNOWN:
         return f"the guides for {place} do not mention {', '.join(unknown)}"
     named_unknown = [w for w in unknown if w in subject.named]
-    if named_unknown and not restates:
-        return f"the guides for {place} do not mention {', '.join(named_unknown)}"
+    if (named_unknown or (unknown and best.share == 0.0)) and not restates:
+        return f"the guides for {place} do not mention {', '.join(named_unknown or unknown)}"
     if kinds_found(subject, [q.sentence for q in quotes], facts, hard_only=True) < 1.0:
         return "no retrieved sentence gives the kind of answer asked for"
     about_places = place_match(subject, best.sentence, facts) == 1.0
     if best.share == 0.0 and not (about_places and (restates or subject.kinds)):
         return f"no retrieved sentence is about {', '.join(subject.words)}"
-    rivals = [c for c in everything if not c.allowed and c.kinds_found >= best.kinds_found and c.share > best.share]
+    rivals = [
+        c for c in everything
+        if not c.allowed and not c.sentence.towns & subject.towns and c.kinds_found >= best.kinds_found and c.share > best.share
+    ]
     if rivals and not restates:
         return f"what is asked about is said of another place, not {place}"
     return None
