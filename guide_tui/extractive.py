@@ -395,7 +395,7 @@ def named_things(question: str) -> set[str]:
     return named
 
 
-def place_match(subject: Subject, sentence: Sentence, facts: Analysed) -> float:
+def place_match(subject: Subject, sentence: Sentence) -> float:
     """Share of the question's towns the sentence is about (by naming them or by its guide);
     for a question naming no town, REGION_SHARE for a region-wide guide ("which town is easiest...")."""
     town = sentence.guide_town
@@ -495,7 +495,7 @@ def candidates(subject: Subject, retrieval: Retrieval, facts: Analysed) -> list[
                 + KIND_WEIGHT * kinds * kind_strength
                 + SIMILARITY_WEIGHT * similarity
                 + RANK_WEIGHT / hit.rank
-                + PLACE_WEIGHT * place_match(subject, sentence, facts)
+                + PLACE_WEIGHT * place_match(subject, sentence)
             )
             allowed = facts.about(subject.towns, sentence)
             found[sentence.text] = Candidate(
@@ -564,29 +564,29 @@ def completion(subject: Subject, best: Candidate, facts: Analysed) -> list[Candi
 def why_unanswerable(subject: Subject, quotes: list[Candidate], everything: list[Candidate], facts: Analysed) -> str | None:
     """None when the quotes answer the question; else what is missing, for the refusal's record.
 
-    Word vectors miss many paraphrases ("walk from one end to the other" / "cross from end to
-    end"), so a word the guides do not use is forgiven when the best sentence restates the
-    question (PARAPHRASE), or when it is not part of a thing the question names ("looks grim");
-    a yes/no question about something the place's guides never mention is refused even then.
+    A subject word is "unknown" when nothing the guides say about the place (its guide, and
+    region-wide sentences naming it) covers it. Word vectors miss many paraphrases ("walk from
+    one end to the other" / "cross from end to end"), so an unknown word is forgiven when the
+    best sentence restates the question (PARAPHRASE), or when it only says something about
+    the thing asked after ("looks grim") while the best sentence covers part of the subject.
     """
     best = quotes[0]
     restates = best.similarity >= PARAPHRASE
     place = " or ".join(sorted(subject.towns)) or "the region"
     known_to_place = coverage(subject, facts.place_evidence(subject.towns), facts) >= SIMILAR_WORD
     unknown = [w for w, known in zip(subject.words, known_to_place) if not known]
-    if subject.words and not (coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD).any():
-        return f"the guides never mention {', '.join(subject.words)}"
-    if subject.yes_no and subject.weight_of(~known_to_place) >= YES_NO_UNKNOWN:
-        return f"the guides for {place} do not mention {', '.join(unknown)}"
     named_unknown = [w for w in unknown if w in subject.named]
+    if subject.words and not (coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD).any():
+        return f"the guides never mention {', '.join(subject.words)}"  # off-topic, whatever the gate said
+    if subject.yes_no and subject.weight_of(~known_to_place) >= YES_NO_UNKNOWN:
+        return f"the guides for {place} do not mention {', '.join(unknown)}"  # "Is there a cinema...?"
     if (named_unknown or (unknown and best.share == 0.0)) and not restates:
-        return f"the guides for {place} do not mention {', '.join(named_unknown or unknown)}"
+        return f"the guides for {place} do not mention {', '.join(named_unknown or unknown)}"  # "the ferry", "a film"
     if kinds_found(subject, [q.sentence for q in quotes], facts, hard_only=True) < 1.0:
-        return "no retrieved sentence gives the kind of answer asked for"
-    about_places = place_match(subject, best.sentence, facts) == 1.0
-    if best.share == 0.0 and not (about_places and (restates or subject.kinds)):
+        return "no retrieved sentence gives the kind of answer asked for"  # "how much": no price
+    if best.share == 0.0 and not (place_match(subject, best.sentence) == 1.0 and (restates or subject.kinds)):
         return f"no retrieved sentence is about {', '.join(subject.words)}"
-    rivals = [
+    rivals = [  # the subject is covered better by a sentence about another town: a false premise
         c for c in everything
         if not c.allowed and not c.sentence.towns & subject.towns and c.kinds_found >= best.kinds_found and c.share > best.share
     ]
