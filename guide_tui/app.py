@@ -522,7 +522,7 @@ class GuideApp(App):
         self.query_one("#question", Input).focus()
         self.refresh_status()
         if self.preloaded is not None:
-            self.index_ready(self.preloaded.index, self.preloaded)
+            self.index_ready(self.preloaded)
         else:
             self.load_index_worker()
         self.probe_worker()
@@ -534,17 +534,17 @@ class GuideApp(App):
     @work(group="startup")
     async def load_index_worker(self) -> None:
         try:
-            index = await in_daemon_thread(self.open_index)
+            retriever = await in_daemon_thread(self.open_retriever)
         except IndexLoadError as err:
             self.index_failed(err)
             return
-        self.index_ready(index, Retriever(index))
+        self.index_ready(retriever)
 
-    def open_index(self) -> LoadedIndex:
-        """The index, checked against --corpus first when given (runs in the loading thread)."""
+    def open_retriever(self) -> Retriever:
+        """The index, checked against --corpus first when given, and its retriever (runs in the loading thread)."""
         if self.corpus_dir is not None:
             check_built_from(self.index_dir, self.corpus_dir)
-        return load_index(self.index_dir)
+        return Retriever(load_index(self.index_dir))
 
     def index_failed(self, err: IndexLoadError) -> None:
         self.index_error = err
@@ -555,11 +555,11 @@ class GuideApp(App):
         """Without an index only quitting makes sense: the other keys leave the footer."""
         return action == "quit" or self.index_error is None
 
-    def index_ready(self, index: LoadedIndex, retriever: Retriever) -> None:
-        self.index, self.retriever = index, retriever
+    def index_ready(self, retriever: Retriever) -> None:
+        self.index, self.retriever = retriever.index, retriever
         self.refresh_status()
-        if index.notes:
-            self.say("note: " + " · ".join(index.notes), "warning")
+        if self.index.notes:
+            self.say("note: " + " · ".join(self.index.notes), "warning")
         if self.pending_question is not None:
             question, self.pending_question = self.pending_question, None
             self.ask(question)
