@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_index_option(parser)
     add_built_from_option(parser)
     parser.add_argument("--generator", choices=["auto", "extractive", "ollama"], default="auto")
-    parser.add_argument("--model", default=None, help="Ollama model (default: GUIDE_TUI_MODEL_NAME or llama3.2)")
+    parser.add_argument("--model", default=None, help="Ollama model (default: GUIDE_TUI_OLLAMA_MODEL or llama3.2)")
     parser.set_defaults(func=cmd_app)
     sub = parser.add_subparsers(dest="command")
 
