@@ -45,7 +45,10 @@ class Embedder:
         try:
             self.model = StaticModel.from_pretrained(str(self.folder))
         except Exception as err:  # a truncated or foreign file: say which folder, not a traceback
-            raise ModelError(f"embedding model in {self.folder} could not be loaded: {err}") from err
+            raise ModelError(
+                f"embedding model in {self.folder} could not be loaded: {' '.join(str(err).split())}; "
+                "restore index/model from git or rebuild it with `python -m guide_tui.distill`"
+            ) from err
         self.dims = int(self.model.dim)
 
     @property

@@ -16,12 +16,13 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from conftest import CLOSED_OLLAMA
 from rich.cells import cell_len
 from rich.console import Console
 from textual import events
 from textual.widgets import Input, Static
 
-from guide_tui.answering import REFUSAL
+from guide_tui.answering import REFUSAL, answer_question
 from guide_tui.app import GuideApp, HitsTable, IndexErrorScreen
 from guide_tui.cli import main
 from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, CHUNKS, FORMAT_VERSION, MANIFEST, VECTORS, load_index, sha256_file
@@ -46,6 +47,7 @@ BAD_QUESTIONS = {
     "tantivy query syntax": 'bakery AND "sell out" (Kestrelford) text:bakery^3 sel* out~2 field:x NOT -title:+ [a TO z] {',
     "emoji and right-to-left": "🥐🍞👨‍👩‍👧 متى يبيع المخبز كل شيء في Kestrelford؟ \u202ebakery\u202c \u200fשלום",
     "another language": "Wann ist die Bäckerei in Kestrelford ausverkauft?",
+    "undecodable terminal bytes": "When does the Kestrelford bakery\udcff\udcfe sell out?",  # argv from a non-UTF-8 terminal
 }
 # The question's own escapes; "\x1b]8" is also what interpreted [link=...] markup would send.
 ESCAPES_FROM_INPUT = ("\x1b[31m", "\x1b]8", "\x1b[2J", "\x1b[?1049h", "\x9b", "\x00", "\x07", "\x08")
@@ -159,6 +161,40 @@ def test_retrieve_json_is_one_parseable_line_with_the_cleaned_question(capsys, n
     assert len(record["question"]) <= MAX_QUESTION_CHARS
     assert len(record["retrieved"]) <= (5 if record["question"] else 0)
     assert record["gate"]["passed"] in (True, False)
+
+
+@pytest.mark.parametrize("name", BAD_QUESTIONS)
+def test_ask_prints_an_answer_with_sources_or_the_refusal_for_any_question(capsys, name):
+    question = BAD_QUESTIONS[name]
+    code, out, err = run_cli(capsys, "ask", "--generator", "extractive", "--", question)
+    assert code == 0 and err == ""
+    assert unsafe_characters(out) == []
+    if out != REFUSAL + "\n":
+        *answer, sources = out.splitlines()
+        assert answer and sources.startswith("Sources: guide_")
+
+
+@pytest.mark.parametrize("name", BAD_QUESTIONS)
+def test_ask_json_is_one_record_with_a_refusal_or_citations(capsys, name):
+    question = BAD_QUESTIONS[name]
+    code, out, err = run_cli(capsys, "ask", "--json", "--generator", "extractive", "--", question)
+    assert code == 0 and err == ""
+    assert unsafe_characters(out) == [] and "\\u001b" not in out
+    (line,) = out.splitlines()
+    record = json.loads(line)
+    assert record["question"] == shown_question(question)
+    if record["refused"]:
+        assert record["answer"] == REFUSAL and record["citations"] == []
+    else:
+        assert record["citations"] and all(c["quote"] in record["answer"] for c in record["citations"])
+
+
+def test_the_prompt_shows_an_odd_question_cleaned_and_literal(capsys):
+    question = BAD_QUESTIONS["ANSI escape sequences"] + " " + BAD_QUESTIONS["Rich markup"]
+    code, out, _ = run_cli(capsys, "ask", "--show-prompt", "--generator", "extractive", "--", question)
+    assert code == 0 and unsafe_characters(out) == []
+    assert f"Question: {shown_question(question)}\n" in out
+    assert "[bold red]When[/] does the [link=" in out
 
 
 def test_questions_from_a_file_with_odd_lines_each_get_a_line(capsys, tmp_path):
@@ -307,12 +343,37 @@ async def test_the_app_shows_a_damaged_index_and_its_fix_on_screen(workspace, da
     assert app.return_code == 0
 
 
-def test_a_missing_model_folder_is_one_line_with_the_fix(capsys, monkeypatch, tmp_path):
-    monkeypatch.setenv("GUIDE_TUI_MODEL", str(tmp_path / "no-model"))
+def broken_model(tmp_path: Path, how: str) -> Path:
+    """A model folder with its weights missing, or cut short."""
+    folder = tmp_path / "model"
+    shutil.copytree(BUNDLED_INDEX / "model", folder)
+    weights = folder / "model.safetensors"
+    if how == "missing":
+        weights.unlink()
+    else:
+        weights.write_bytes(weights.read_bytes()[:4096])
+    return folder
+
+
+@pytest.mark.parametrize("how", ["missing", "truncated"])
+def test_a_broken_model_is_one_line_with_the_fix(capsys, monkeypatch, tmp_path, how):
+    folder = broken_model(tmp_path, how)
+    monkeypatch.setenv("GUIDE_TUI_MODEL", str(folder))
     code, out, err = run_cli(capsys, "retrieve", BAKERY)
     assert code == 2 and out == ""
-    assert err.startswith(f"guide-tui: embedding model missing from {tmp_path / 'no-model'}") and err.count("\n") == 1
-    assert "restore index/model from git" in err
+    assert err.startswith(f"guide-tui: embedding model {'missing from' if how == 'missing' else 'in'} {folder}")
+    assert err.count("\n") == 1 and err.rstrip().endswith("restore index/model from git or rebuild it with `python -m guide_tui.distill`")
+
+
+@pytest.mark.parametrize("how", ["missing", "truncated"])
+async def test_the_app_shows_a_broken_model_and_its_fix(monkeypatch, tmp_path, how):
+    monkeypatch.setenv("GUIDE_TUI_MODEL", str(broken_model(tmp_path, how)))
+    app = GuideApp(generator="extractive")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, IndexErrorScreen)
+        fix = " ".join(text_of(app, "#error-text").split("How to fix it")[1].split())
+        assert fix.startswith("restore index/model from git or rebuild it with `python -m guide_tui.distill`")
 
 
 def tree_state(folder: Path) -> dict[str, tuple[int, int]]:
@@ -485,3 +546,131 @@ async def test_the_app_shows_an_index_built_from_other_guides_and_the_fix(worksp
         assert f"was built from a different corpus than {other} (changed: guide_marchwood.md)" in problem
         assert f"rebuild it with: guide-tui index --corpus {other} --out {workspace / 'index'}" in fix
         assert "was built from a different corpus than" in visible(app)
+
+
+# ---------------------------------------------------------------- Ollama faults, end to end
+
+
+def ollama_fault(fake_ollama, monkeypatch, fault: str) -> str:
+    """Set up one Ollama fault; returns the reason the answer must give for not using Ollama."""
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", "1")  # "accepting but never answering" must not take a minute
+    if fault == "not running":
+        monkeypatch.setenv("OLLAMA_HOST", CLOSED_OLLAMA)
+        return f"Ollama not reachable at {CLOSED_OLLAMA}"
+    if fault == "unknown model":
+        monkeypatch.setenv("GUIDE_TUI_OLLAMA_MODEL", "nosuch")
+        return "Ollama has no model 'nosuch' (ollama pull nosuch)"
+    fake_ollama.scenario = fault
+    return {
+        "hang": "Ollama timed out after 1 s",
+        "stall": "Ollama timed out after 1 s",
+        "disconnect": "Ollama stopped mid-answer",
+        "garbage": "Ollama sent a reply that is not its protocol",
+        "server_error": "Ollama error 500: llama runner process has terminated: signal: killed",
+        "wrong_citation": "ollama:llama3.2's answer had no support in the retrieved guides",
+    }[fault]
+
+
+OLLAMA_FAULTS = ["not running", "unknown model", "hang", "stall", "disconnect", "garbage", "server_error", "wrong_citation"]
+
+
+@pytest.mark.parametrize("fault", ["not running", "hang", "stall", "server_error"])  # the others: test_ollama.py
+def test_ask_with_ollama_failing_quotes_the_guides_and_says_why(fake_ollama, monkeypatch, capsys, fault):
+    from fake_ollama import QUESTION
+
+    reason = ollama_fault(fake_ollama, monkeypatch, fault)
+    code, out, err = run_cli(capsys, "ask", "--generator", "ollama", QUESTION)
+    assert code == 0
+    assert err == f"note: {reason}; answered extractively\n"
+    assert out == run_cli(capsys, "ask", "--generator", "extractive", QUESTION)[1]  # the quotes, no partial model text
+    assert out.splitlines()[-1].startswith("Sources: guide_")
+
+
+def test_ask_keeps_going_after_ollama_fails_and_says_the_reason_once(fake_ollama, monkeypatch, capsys, tmp_path):
+    from fake_ollama import QUESTION
+
+    reason = ollama_fault(fake_ollama, monkeypatch, "hang")
+    source = tmp_path / "questions.txt"
+    source.write_text(f"{QUESTION}\n{BAKERY}\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "ask", "--json", "--generator", "ollama", "--from", str(source))
+    assert code == 0 and err == f"note: {reason}; answered extractively\n"
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [r["generator"] for r in records] == ["extractive", "extractive"]
+    assert all(r["fallback_reason"] == f"{reason}; answered extractively" and r["citations"] for r in records)
+
+
+def test_ask_shows_a_model_refusal_that_cites_as_a_plain_refusal(fake_ollama, capsys):
+    from fake_ollama import QUESTION
+
+    fake_ollama.scenario = "refusal_with_citation"
+    code, out, err = run_cli(capsys, "ask", "--generator", "ollama", QUESTION)
+    assert (code, out, err) == (0, REFUSAL + "\n", "")
+    code, out, _ = run_cli(capsys, "ask", "--json", "--generator", "ollama", QUESTION)
+    record = json.loads(out)
+    assert record["refused"] and record["answer"] == REFUSAL and record["citations"] == []
+    assert record["refusal_reason"] == "model" and record["generator"] == "ollama:llama3.2"
+
+
+@pytest.mark.parametrize("fault", OLLAMA_FAULTS)
+async def test_the_app_falls_back_on_any_ollama_fault_and_the_question_can_be_rerun(retriever, fake_ollama, monkeypatch, fault):
+    from fake_ollama import FAITHFUL, QUESTION
+
+    reason = ollama_fault(fake_ollama, monkeypatch, fault)
+    app = GuideApp(generator="ollama", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await paste_and_ask(pilot, QUESTION)
+        answer = text_of(app, "#answer-text")
+        quoted = answer_question(retriever, QUESTION, generator="extractive").text
+        assert answer.startswith(f"Question: {QUESTION}\n\n{quoted}\n")  # the quotes; no partial model text
+        assert "answered by extractive" in answer and "Sources" in answer
+        assert f"fallback: {reason}; answered extractively" in answer
+        assert f"fallback: {reason}" in visible(app)
+        assert_screen_is_safe(app)
+
+        monkeypatch.setenv("OLLAMA_HOST", fake_ollama.url)  # Ollama is back (started, model pulled, fixed)
+        monkeypatch.delenv("GUIDE_TUI_OLLAMA_MODEL", raising=False)
+        fake_ollama.scenario = "faithful"
+        await pilot.press("f5")  # re-run the question still in the field
+        await settle(pilot)
+        answer = text_of(app, "#answer-text")
+        assert answer.startswith(f"Question: {QUESTION}\n\n{FAITHFUL}")
+        assert "answered by ollama:llama3.2" in answer and "fallback" not in answer
+
+
+async def test_the_app_stays_responsive_while_ollama_is_silent(retriever, fake_ollama, monkeypatch):
+    """Ollama streams a few words then goes quiet: the words show, typing still works, then the fallback."""
+    from fake_ollama import QUESTION
+
+    reason = ollama_fault(fake_ollama, monkeypatch, "stall")
+    app = GuideApp(generator="ollama", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        field = app.query_one("#question", Input)
+        field.value = QUESTION
+        await field.action_submit()
+        for _ in range(200):  # the first words stream in
+            if "The pubs in Kestrelford" in text_of(app, "#answer-text"):
+                break
+            await pilot.pause(0.05)
+        assert "The pubs in Kestrelford" in text_of(app, "#answer-text"), "the model's first words never showed"
+        assert app.query_one("#hits", HitsTable).row_count >= 5
+        await pilot.press("end", *" again")  # the answer is still coming: the field takes keys meanwhile
+        assert field.value == QUESTION + " again"
+        assert "fallback" not in text_of(app, "#answer-text")
+        await settle(pilot)
+        answer = text_of(app, "#answer-text")
+        assert f"fallback: {reason}; answered extractively" in answer and "answered by extractive" in answer
+
+
+async def test_the_app_shows_a_model_refusal_that_cites_as_a_plain_refusal(retriever, fake_ollama):
+    from fake_ollama import QUESTION
+
+    fake_ollama.scenario = "refusal_with_citation"
+    app = GuideApp(generator="ollama", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await paste_and_ask(pilot, QUESTION)
+        answer = text_of(app, "#answer-text")
+        assert "REFUSED" in answer and "model refused" in answer and REFUSAL in answer and "No sources." in answer
+        assert "guide_kestrelford.md" not in answer  # the citation the model streamed is not left on screen
