@@ -576,7 +576,7 @@ OLLAMA_FAULTS = ["not running", "unknown model", "hang", "stall", "disconnect", 
 
 @pytest.mark.parametrize("fault", ["not running", "hang", "stall", "server_error"])  # the others: test_ollama.py
 def test_ask_with_ollama_failing_quotes_the_guides_and_says_why(fake_ollama, monkeypatch, capsys, fault):
-    from fake_ollama import QUESTION
+    from fake_ollama import FAITHFUL, QUESTION
 
     reason = ollama_fault(fake_ollama, monkeypatch, fault)
     code, out, err = run_cli(capsys, "ask", "--generator", "ollama", QUESTION)
@@ -584,6 +584,10 @@ def test_ask_with_ollama_failing_quotes_the_guides_and_says_why(fake_ollama, mon
     assert err == f"note: {reason}; answered extractively\n"
     assert out == run_cli(capsys, "ask", "--generator", "extractive", QUESTION)[1]  # the quotes, no partial model text
     assert out.splitlines()[-1].startswith("Sources: guide_")
+    monkeypatch.setenv("OLLAMA_HOST", fake_ollama.url)  # Ollama is back: the same command gets the model's answer
+    fake_ollama.scenario = "faithful"
+    code, out, err = run_cli(capsys, "ask", "--generator", "ollama", QUESTION)
+    assert (code, err) == (0, "") and out.startswith(FAITHFUL + "\n")
 
 
 def test_ask_keeps_going_after_ollama_fails_and_says_the_reason_once(fake_ollama, monkeypatch, capsys, tmp_path):
