@@ -380,10 +380,11 @@ ARTICLES = frozenset("a an the any some my your its their this that these those 
 
 
 def named_things(question: str) -> set[str]:
-    """Words in the runs that follow an article up to the next small word: "the entry fee for the
-    fishing museum" -> entry, fee, fishing, museum. These name what the question is about, where
-    a verb or adjective ("looks grim", "goes dead") only says something about it."""
-    named: set[str] = set()
+    """Names, and words in the runs that follow an article up to the next small word: "the entry
+    fee for the fishing museum" -> entry, fee, fishing, museum; "Tesla's share price" -> tesla.
+    These name what the question is about, where a verb or adjective ("looks grim", "goes dead")
+    only says something about it."""
+    named = {word.lower() for word in CAPITALISED.findall(question)[1:] if word != "I"}
     inside = False
     for word in WORD.findall(question.lower()):
         if word in ARTICLES:
