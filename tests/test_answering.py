@@ -7,7 +7,7 @@ from conftest import CLOSED_OLLAMA
 
 from guide_tui.answering import REFUSAL, answer_question
 from guide_tui.chunking import sentences
-from guide_tui.extractive import asked_kinds
+from guide_tui.extractive import asked_kinds, find_evidence
 from guide_tui.questions import load_questions
 
 QUESTIONS = load_questions()
@@ -84,6 +84,14 @@ def test_labelled_refusal_and_answer_rates_meet_the_targets(retriever) -> None:
     assert sum(refused["near_miss"]) / len(refused["near_miss"]) >= targets["near_miss_refused"]
     assert sum(refused["off_topic"]) / len(refused["off_topic"]) >= targets["off_topic_refused"]
     assert sum(refused["answerable"]) / len(refused["answerable"]) <= targets["answerable_refused_max"]
+
+
+def test_the_answerability_check_alone_refuses_off_topic_questions(retriever) -> None:
+    """Off-topic questions are the gate's, but an uncalibrated index (cutoff none) has only this check."""
+    for question in QUESTIONS.questions:
+        if question.kind == "off_topic":
+            retrieval = retriever.retrieve(question.text)
+            assert not find_evidence(retriever, retrieval).answerable, question.text
 
 
 def test_false_premise_is_refused_not_answered_with_another_towns_fact(retriever) -> None:
