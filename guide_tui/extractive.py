@@ -529,7 +529,7 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
     everything = candidates(subject, retrieval, facts)
     ranked = [c for c in everything if c.allowed]
     if not ranked:
-        return Evidence([], f"nothing retrieved is about {' or '.join(sorted(subject.towns))}")
+        return Evidence([], f"nothing retrieved is from the guides for {' or '.join(sorted(subject.towns)) or 'the region'}")
     best = ranked[0]
     quotes = [best] + completion(subject, best, facts)
     for other in ranked[1:]:
