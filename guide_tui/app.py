@@ -31,15 +31,10 @@ from guide_tui.answering import REFUSAL, Answer
 from guide_tui.indexes import BUNDLED_INDEX, IndexLoadError, LoadedIndex, check_built_from, load_index
 from guide_tui.questions import Question, load_questions
 from guide_tui.report import no_hits_message
-from guide_tui.retrieval import MAX_QUESTION_CHARS, Hit, Retrieval, Retriever, clean_question
+from guide_tui.retrieval import MAX_QUESTION_CHARS, Hit, Retrieval, Retriever, clean_question, printable
 
 EXIT_AFTER_ENV = "GUIDE_TUI_EXIT_AFTER"  # "paint" or "ready": exit once there, for the start-up benchmark
 QUESTION_SHOWN_CHARS = 300  # a huge question is shown shortened in the answer panel
-
-
-def printable(text: str) -> str:
-    """Text as plain characters: escapes and control codes never reach the terminal (newlines stay)."""
-    return "".join(ch if ch.isprintable() or ch == "\n" else " " for ch in text)
 
 
 def literal(text: str, style: str = "") -> Content:

@@ -16,6 +16,7 @@ from pathlib import Path
 GUIDE_GLOB = "guide_*.md"
 HEADING = re.compile(r"^## +(.+?)\s*$", re.MULTILINE)
 TITLE = re.compile(r"^# +(.+?)\s*$")
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 (but tab and newline), DEL, C1: what a terminal obeys
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,8 @@ def parse_guide(file: str, raw: bytes) -> tuple[Guide | None, list[Problem]]:
     except UnicodeDecodeError as err:
         return None, [Problem(file, f"not UTF-8 text (bad byte at offset {err.start})", True)]
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    controls = len(CONTROL.findall(text))
+    text = CONTROL.sub(" ", text)  # one for one, so offsets stay true; quoted to a terminal, they would act
     if not text.strip():
         return None, [Problem(file, "empty file", True)]
     first_line_start = len(text) - len(text.lstrip())
@@ -83,6 +86,8 @@ def parse_guide(file: str, raw: bytes) -> tuple[Guide | None, list[Problem]]:
         return None, [Problem(file, "no '# Title' line (H1) at the top", True)]
     title = title_match.group(1)
     problems: list[Problem] = []
+    if controls:
+        problems.append(Problem(file, f"{controls} control character{'s' * (controls != 1)} (terminal escapes) replaced by spaces", False))
     headings = list(HEADING.finditer(text))
     after_title = first_line_start + len(first_line)
     preamble_end = headings[0].start() if headings else len(text)

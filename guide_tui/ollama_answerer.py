@@ -22,7 +22,7 @@ import pydantic
 from guide_tui.answering import REFUSAL, Citation, OnText
 from guide_tui.claims import check_claims
 from guide_tui.embedding import Embedder
-from guide_tui.retrieval import Hit, Retrieval, clean_question
+from guide_tui.retrieval import Hit, Retrieval, clean_question, printable
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "llama3.2"
@@ -152,7 +152,7 @@ def stream_chat(messages: list[dict], model: str, host: str | None, timeouts: Ti
     try:
         with make_client(url, timeouts.connect, timeouts.read) as ollama_client:
             for part in ollama_client.chat(model=model, messages=messages, stream=True, options={"temperature": 0}):
-                piece = part.message.content or ""
+                piece = printable(part.message.content or "")  # a model can emit escapes; they are not answers
                 if piece:
                     pieces.append(piece)
                     if on_text:

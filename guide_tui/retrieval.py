@@ -119,10 +119,14 @@ def query_analyzer():
     )
 
 
+def printable(text: str) -> str:
+    """Text as plain characters: escapes and control codes never reach a terminal (newlines stay)."""
+    return "".join(ch if ch.isprintable() or ch == "\n" else " " for ch in text)
+
+
 def clean_question(question: str) -> str:
     """Printable text only, bounded in length: control characters and escapes never reach the indexes."""
-    printable = "".join(ch if ch.isprintable() else " " for ch in question[: MAX_QUESTION_CHARS * 2])
-    return " ".join(printable.split())[:MAX_QUESTION_CHARS]
+    return " ".join(printable(question[: MAX_QUESTION_CHARS * 2]).split())[:MAX_QUESTION_CHARS]
 
 
 def place_guides(chunks: list[Chunk]) -> dict[str, str]:

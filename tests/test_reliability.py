@@ -501,6 +501,36 @@ def test_a_moved_corpus_is_a_note_and_the_index_still_answers(workspace, capsys)
     assert "note: corpus folder" in err and "not found; cannot tell whether the index is current" in " ".join(err.split())
 
 
+def test_escapes_typed_into_a_guide_never_reach_the_terminal(workspace, capsys, bundled_index):
+    """A guide edited with an escape sequence, a bell and a C1 CSI in a sentence and a heading."""
+    from guide_tui.indexes import build_index
+
+    guide = workspace / "corpus" / "guide_kestrelford.md"
+    text = guide.read_text(encoding="utf-8")
+    text = text.replace("The Kestrelford bakery sells out by 11am.", "The Kestrelford bakery\x1b[31m sells out\x07 by 11am\x9b2J.")
+    guide.write_text(text.replace("## Eat and drink", "## Eat and drink\x1b]8;;http://evil.example\x1b\\"), encoding="utf-8")
+    code, out, err = run_cli(capsys, "index", "--corpus", str(workspace / "corpus"), "--out", str(workspace / "index"))
+    assert code == 0
+    assert "warning: guide_kestrelford.md: 5 control characters (terminal escapes) replaced by spaces (indexed anyway)" in err
+    for argv in (["ask", BAKERY], ["ask", "--json", BAKERY], ["retrieve", BAKERY], ["retrieve", "--json", BAKERY]):
+        code, out, err = run_cli(capsys, argv[0], "--index", str(workspace / "index"), *argv[1:])
+        assert code == 0 and unsafe_characters(out + err) == [] and "\\u001b" not in out
+    code, out, _ = run_cli(capsys, "ask", "--index", str(workspace / "index"), BAKERY)
+    assert "The Kestrelford bakery [31m sells out by 11am 2J." in out  # the rest of the sentence is kept
+
+
+def test_escapes_in_a_model_answer_never_reach_the_terminal(fake_ollama, monkeypatch, capsys):
+    import fake_ollama as server
+    from fake_ollama import FAITHFUL, QUESTION
+
+    monkeypatch.setitem(server.ANSWERS, "escapes", FAITHFUL.replace("serve food", "serve\x1b[2J food\x07\x9b"))
+    fake_ollama.scenario = "escapes"
+    for argv in (["ask", "--generator", "ollama", QUESTION], ["ask", "--json", "--generator", "ollama", QUESTION]):
+        code, out, err = run_cli(capsys, *argv)
+        assert code == 0 and unsafe_characters(out + err) == [] and "\\u001b" not in out
+        assert "serve [2J food" in out
+
+
 def another_corpus(workspace: Path) -> Path:
     """A second folder of guides: the same files with one of them edited."""
     other = workspace / "other"
