@@ -14,10 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
+from guide_tui.asked import asked_kinds
 from guide_tui.cli import main
 from guide_tui.questions import load_questions
 from guide_tui.report import retrieval_table
-from guide_tui.retrieval import TOP_K, asked_kinds, place_guides, query_analyzer
+from guide_tui.retrieval import TOP_K, place_guides, query_analyzer
 
 LABELLED = load_questions()
 BY_ID = {q.id: q for q in LABELLED.questions}

@@ -1,0 +1,113 @@
+"""What kind of value a question asks for ("when" -> a time, day, month or year; "how much" -> a price)
+and what a text holding such a value looks like.
+
+Its own module because two steps must agree on it: retrieval gives a small bonus to chunks holding
+the asked-for kind of value, and the extractive answerer prefers, and demands, sentences that give it.
+Two tables would drift apart, and a chunk ranked up for one reading of the question would then be
+quoted (or refused) for another.
+"""
+
+from __future__ import annotations
+
+import re
+
+NUMBER_WORD = (
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|"
+    r"fifty|sixty|ninety|hundred|a|an|a few|a couple of|half an?)"
+)
+MONTHS = r"january|february|march|april|may|june|july|august|september|october|november|december"
+WEEKDAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+
+
+def _pattern(text: str) -> re.Pattern:
+    return re.compile(text, re.IGNORECASE)
+
+
+# What a sentence must contain to give each kind of answer.
+FOUND = {
+    "clock": _pattern(
+        r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\b(?:midnight|noon|midday|dusk|dawn|lunchtime)\b"
+        r"|\bfrom \d{1,2} to \d{1,2}\b|\bbetween \d{1,2} and \d{1,2}\b|\bon the hour\b"
+    ),
+    "day": _pattern(rf"\b{WEEKDAYS}\b|\bweekdays?\b|\bweekends?\b|\bevery day\b|\bdays a week\b|\bdays of the week\b"),
+    "month": _pattern(rf"\b(?:{MONTHS}|spring|summer|autumn|winter|easter|midsummer|year-round|all year)\b"),
+    "year": _pattern(r"\b1\d{3}s?\b|\b20\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)[ -]century\b"),
+    "number": _pattern(
+        r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|"
+        r"fifty|ninety|hundred|thousand|dozen|half|double|twice|third)\b"
+    ),
+    "price": _pattern(
+        r"£\s?\d|\bfree\b|\bcosts?\b|\bcosts? nothing\b|\bcheap\w*|\bexpensive\b|\bprices?\b|\bcharges?\b|\bfares?\b"
+        r"|\boverpriced\b"
+    ),
+    "duration": _pattern(
+        rf"(?<!every )\b{NUMBER_WORD}[ -](?:minutes?|hours?|days?|nights?|weeks?|months?|years?)\b"
+        r"|\bhalf a day\b|(?<!every )\ban? (?:hour|afternoon|day)\b"
+    ),
+    "distance": _pattern(rf"\b{NUMBER_WORD}[ -](?:miles?|metres?|meters?|km|kilometres?|yards?|feet)\b"),
+    "frequency": _pattern(r"\bevery\b|\b(?:two-)?hourly\b|\bonce\b|\btwice\b|\btimes a (?:day|week|year)\b|\ba day\b"),
+    "reason": _pattern(r"\bbecause\b|\bsince\b|\bso\b|\bdue to\b|\bthanks to\b|\bmeans\b|\bmakes?\b|\bwhich\b"),
+}
+WHEN = ("clock", "day", "month", "year")
+SOFT_KINDS = {"place", "reason"}  # said in too many ways to demand ("why": because, so, a detail that...)
+
+# Question cues, tried in order; a cue that matches is blanked out so a later, vaguer cue
+# ("how long") does not fire on what an earlier one ("how long has") already read.
+# Each matching cue adds one group of acceptable kinds: a sentence answers a group when
+# it shows any of the group's kinds. The main reading comes first (retrieval's bonus uses only it).
+ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
+    (_pattern(r"\bwhat year\b|\bhow old\b|\bwhen did\b|\bhow long has\b|\bsince when\b|\bwhat century\b"), ("year",)),
+    (_pattern(r"\b(?:which|what)(?: \w+)? (?:months?|seasons?)\b|\btime of (?:the )?year\b"), ("month",)),
+    (_pattern(r"\b(?:which|what)(?: \w+)? days?\b"), ("day",)),
+    (_pattern(r"\bwhat time\b|\bhow (?:late|early)\b|\b(?:until|till|by) what\b|\bwhat hours?\b"), ("clock",)),
+    (_pattern(r"(?:^|[.?!,]\s*)when\b|\b(?:until|since|till) when\b"), WHEN),  # not "shut when it's windy"
+    (_pattern(r"\bhow much time\b|\bhow long (?:does|do|did|will|would|should)\b"), ("duration",)),
+    (_pattern(r"\bhow long\b"), ("duration", "distance")),  # "how long is the river walk": 4 miles or 2 hours
+    (_pattern(r"\bhow far\b"), ("distance", "duration")),
+    (_pattern(r"\bhow often\b|\bhow frequent"), ("frequency",)),
+    (
+        _pattern(
+            r"\bhow much (?:does|do|is|are|will|would|did)\b"
+            r"|\b(?:cost|costs|charge|charges|price|prices|fee|fees|fare|fares|pay|paying|expensive|cheap|cheaper|cheapest)\b"
+        ),
+        ("price",),
+    ),
+    (_pattern(r"\bhow (?:many|much)\b"), ("number",)),
+    (
+        _pattern(
+            r"\bwhere\b|\b(?:which|what)(?: \w+)? (?:towns?|places?|parts?|districts?|areas?|streets?|villages?|walks?|roads?)\b"
+        ),
+        ("place",),
+    ),
+    (_pattern(r"\bwhy\b|\bhow come\b"), ("reason",)),
+]
+
+# Words about a kind of answer: a sentence giving that kind covers them ("cost" is covered by "£2",
+# "evening" by "6 to 8:30", "winter" by "from November to February").
+KIND_WORDS = {
+    "price": "cost costs charge charges price prices fee fees fare fares pay paying paid expensive cheap cheaper cheapest",
+    "clock": "late later latest early earlier earliest hour hours open opens opening evening evenings morning mornings "
+    "night nights afternoon lunchtime last first",
+    "day": "day days week weekday weekdays weekend weekends weeknight weeknights",
+    "month": "month months season seasons year spring summer autumn winter",
+    "year": "year years old age century",
+    "duration": "minutes hours",
+    "distance": "distance miles metres",
+    "number": "number",
+    "frequency": "frequent frequently",
+}
+KINDS_OF_WORD: dict[str, list[str]] = {}
+for _kind, _words in KIND_WORDS.items():
+    for _word in _words.split():
+        KINDS_OF_WORD.setdefault(_word, []).append(_kind)
+
+
+def asked_kinds(question: str) -> list[tuple[str, ...]]:
+    """The kinds of answer the question asks for, one group per cue ("when" -> a time, day, month or year)."""
+    remaining = question.lower()
+    groups = []
+    for cue, kinds in ASKED:
+        if cue.search(remaining):
+            groups.append(kinds)
+            remaining = cue.sub(" ", remaining)
+    return groups
