@@ -43,6 +43,16 @@ USEARCH_OPTIONS = {"metric": "cos", "dtype": "f32", "connectivity": 8, "expansio
 VECTOR_UNIT = "sentence, embedded as 'title, section: sentence'"  # change it when Unit.embedded_text changes
 
 
+MANIFEST_FIELDS = {  # what the loader reads from a manifest, and the shape it needs; a hand edit must not be a traceback
+    "corpus": lambda value: isinstance(value, str),
+    "files": lambda value: isinstance(value, dict),
+    "model": lambda value: isinstance(value, dict),
+    "vector_unit": lambda value: isinstance(value, str),
+    "checksums": lambda value: isinstance(value, dict),
+    "cutoff": lambda value: value is None or (isinstance(value, dict) and isinstance(value.get("value"), (int, float))),
+}
+
+
 class IndexLoadError(Exception):
     """The index cannot be used as it is; the message says why and what to run."""
 
@@ -250,6 +260,9 @@ def read_manifest(folder: Path) -> dict:
         raise IndexLoadError(
             f"{folder} was built in index format {found!r}, this guide-tui reads format {FORMAT_VERSION}; {rebuild_hint(folder)}"
         )
+    for name, wanted in MANIFEST_FIELDS.items():
+        if not wanted(manifest.get(name)):
+            raise IndexLoadError(f"{path}: the {name!r} field is not what guide-tui writes (edited by hand?); {rebuild_hint(folder)}")
     return manifest
 
 

@@ -314,6 +314,35 @@ DAMAGES = {
 }
 
 
+HAND_EDITS = {  # manifest.json still valid JSON, a field edited into something the loader cannot use
+    "cutoff as a bare number": {"cutoff": 0.5},
+    "cutoff value not a number": {"cutoff": {"value": "0.5"}},
+    "model as a string": {"model": "all-MiniLM-L6-v2"},
+    "checksums as a string": {"checksums": "ok"},
+    "corpus as a number": {"corpus": 5},
+    "files as a list": {"files": ["guide_kestrelford.md"]},
+}
+
+
+@pytest.mark.parametrize("edit", HAND_EDITS)
+def test_a_hand_edited_manifest_is_one_line_naming_the_field(workspace, capsys, edit):
+    edit_manifest(workspace / "index", **HAND_EDITS[edit])
+    field = next(iter(HAND_EDITS[edit]))
+    code, out, err = run_cli(capsys, "ask", "--index", str(workspace / "index"), BAKERY)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"guide-tui: {workspace / 'index' / MANIFEST}: the {field!r} field") and "guide-tui index --corpus" in err
+
+
+async def test_the_app_shows_a_hand_edited_manifest_and_its_fix(workspace):
+    edit_manifest(workspace / "index", cutoff=0.5)
+    app = GuideApp(index_dir=workspace / "index", generator="extractive")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, IndexErrorScreen)
+        problem, fix = (" ".join(part.split()) for part in text_of(app, "#error-text").split("How to fix it"))
+        assert "the 'cutoff' field" in problem and fix.startswith("rebuild it with: guide-tui index --corpus")
+
+
 @pytest.mark.parametrize("command", ["retrieve", "ask"])
 @pytest.mark.parametrize("damage", DAMAGES)
 def test_a_damaged_index_is_one_line_with_the_fix(workspace, capsys, damage, command):
