@@ -86,6 +86,20 @@ class AnswerSuperseded(Exception):
     """A newer question was asked: the answer still streaming for the old one is abandoned."""
 
 
+WARM_UP_QUESTION = "When does the Kestrelford bakery sell out?"
+
+
+def warm_up(retriever: Retriever) -> None:
+    """One retrieval and one extractive answer while the index loads, so the first real question
+    does not pay the one-time costs (caches, first calls into the libraries) between Enter and the table."""
+    from guide_tui.answering import answer_question
+
+    try:
+        answer_question(retriever, WARM_UP_QUESTION, generator="extractive")
+    except Exception:  # noqa: BLE001 - a real question meets the same fault and says so on screen
+        pass
+
+
 @dataclass(frozen=True)
 class OllamaState:
     """What the status line says about Ollama."""
@@ -539,7 +553,9 @@ class GuideApp(App):
         """The index, checked against --corpus first when given, and its retriever (runs in the loading thread)."""
         if self.corpus_dir is not None:
             check_built_from(self.index_dir, self.corpus_dir)
-        return Retriever(load_index(self.index_dir))
+        retriever = Retriever(load_index(self.index_dir))
+        warm_up(retriever)
+        return retriever
 
     def index_failed(self, err: IndexLoadError) -> None:
         self.index_error = err
