@@ -28,6 +28,27 @@ def model_sha256(folder: Path) -> str:
     return folder_sha256(folder)
 
 
+def load_static_model(folder: Path):
+    """The model2vec StaticModel from its three files, built as StaticModel.from_pretrained builds a
+    plain (unquantised) model but without importing model2vec's hub code: that import alone was a
+    third of a cold `guide-tui ask` (python -m guide_tui.benchmark cold)."""
+    import json
+
+    from model2vec import StaticModel
+    from safetensors import safe_open
+    from tokenizers import Tokenizer
+
+    with safe_open(str(folder / "model.safetensors"), framework="numpy") as tensors:
+        if set(tensors.keys()) != {"embeddings"}:  # quantised vocabularies (weights, mapping): model2vec's own loader
+            return StaticModel.from_pretrained(str(folder))
+        embeddings = tensors.get_tensor("embeddings")
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    return StaticModel(
+        vectors=embeddings, tokenizer=tokenizer, config=config, normalize=config.get("normalize", False), max_length=config.get("max_length", 512)
+    )
+
+
 class Embedder:
     """model2vec StaticModel loaded from a local folder; vectors are float32 and L2-normalised."""
 
@@ -40,10 +61,8 @@ class Embedder:
                 "restore index/model from git or rebuild it with `python -m guide_tui.distill`"
             )
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        from model2vec import StaticModel
-
         try:
-            self.model = StaticModel.from_pretrained(str(self.folder))
+            self.model = load_static_model(self.folder)
         except Exception as err:  # a truncated or foreign file: say which folder, not a traceback
             raise ModelError(
                 f"embedding model in {self.folder} could not be loaded: {' '.join(str(err).split())}; "
