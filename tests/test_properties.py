@@ -32,7 +32,7 @@ ODD_FRAGMENTS = [
 ]
 QUESTION_LIKE = st.builds(
     lambda parts, glue: glue.join(parts),
-    st.lists(st.sampled_from(QUESTION_WORDS + ODD_FRAGMENTS), max_size=12),
+    st.lists(st.sampled_from(QUESTION_WORDS + ODD_FRAGMENTS), max_size=8),
     st.sampled_from([" ", ""]),
 )
 QUESTIONS = st.one_of(ANY_TEXT, QUESTION_LIKE)
