@@ -47,6 +47,7 @@ BAD_QUESTIONS = {
     "tantivy query syntax": 'bakery AND "sell out" (Kestrelford) text:bakery^3 sel* out~2 field:x NOT -title:+ [a TO z] {',
     "emoji and right-to-left": "🥐🍞👨‍👩‍👧 متى يبيع المخبز كل شيء في Kestrelford؟ \u202ebakery\u202c \u200fשלום",
     "another language": "Wann ist die Bäckerei in Kestrelford ausverkauft?",
+    "only an emoji": "🍞",  # no word the guides know, not even a vector: nothing to rank
     "undecodable terminal bytes": "When does the Kestrelford bakery\udcff\udcfe sell out?",  # argv from a non-UTF-8 terminal
 }
 # The question's own escapes; "\x1b]8" is also what interpreted [link=...] markup would send.
@@ -141,8 +142,8 @@ def test_retrieve_prints_a_table_or_one_line_for_any_question(capsys, name):
     flat = " ".join(out.split())
     if not shown:
         assert out == "empty question: nothing to look up (ask something about the guides)\n"
-    elif "no word of it matches anything" in out:
-        assert out.count("\n") == 1 or len(shown) > 100  # one line; a long question wraps
+    elif name == "only an emoji":
+        assert out == f"{shown!r}: no word of it matches anything in the guides; refused\n"
     else:
         assert " ".join(shown.split())[:70] in flat and "gate " in flat
     if "[bold red]" in question:
@@ -314,35 +315,6 @@ DAMAGES = {
 }
 
 
-HAND_EDITS = {  # manifest.json still valid JSON, a field edited into something the loader cannot use
-    "cutoff as a bare number": {"cutoff": 0.5},
-    "cutoff value not a number": {"cutoff": {"value": "0.5"}},
-    "model as a string": {"model": "all-MiniLM-L6-v2"},
-    "checksums as a string": {"checksums": "ok"},
-    "corpus as a number": {"corpus": 5},
-    "files as a list": {"files": ["guide_kestrelford.md"]},
-}
-
-
-@pytest.mark.parametrize("edit", HAND_EDITS)
-def test_a_hand_edited_manifest_is_one_line_naming_the_field(workspace, capsys, edit):
-    edit_manifest(workspace / "index", **HAND_EDITS[edit])
-    field = next(iter(HAND_EDITS[edit]))
-    code, out, err = run_cli(capsys, "ask", "--index", str(workspace / "index"), BAKERY)
-    assert code == 2 and out == "" and err.count("\n") == 1
-    assert err.startswith(f"guide-tui: {workspace / 'index' / MANIFEST}: the {field!r} field") and "guide-tui index --corpus" in err
-
-
-async def test_the_app_shows_a_hand_edited_manifest_and_its_fix(workspace):
-    edit_manifest(workspace / "index", cutoff=0.5)
-    app = GuideApp(index_dir=workspace / "index", generator="extractive")
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        assert isinstance(app.screen, IndexErrorScreen)
-        problem, fix = (" ".join(part.split()) for part in text_of(app, "#error-text").split("How to fix it"))
-        assert "the 'cutoff' field" in problem and fix.startswith("rebuild it with: guide-tui index --corpus")
-
-
 @pytest.mark.parametrize("command", ["retrieve", "ask"])
 @pytest.mark.parametrize("damage", DAMAGES)
 def test_a_damaged_index_is_one_line_with_the_fix(workspace, capsys, damage, command):
@@ -370,6 +342,35 @@ async def test_the_app_shows_a_damaged_index_and_its_fix_on_screen(workspace, da
         assert_screen_is_safe(app)
         await pilot.press("q")
     assert app.return_code == 0
+
+
+HAND_EDITS = {  # manifest.json still valid JSON, a field edited into something the loader cannot use
+    "cutoff as a bare number": {"cutoff": 0.5},
+    "cutoff value not a number": {"cutoff": {"value": "0.5"}},
+    "model as a string": {"model": "all-MiniLM-L6-v2"},
+    "checksums as a string": {"checksums": "ok"},
+    "corpus as a number": {"corpus": 5},
+    "files as a list": {"files": ["guide_kestrelford.md"]},
+}
+
+
+@pytest.mark.parametrize("edit", HAND_EDITS)
+def test_a_hand_edited_manifest_is_one_line_naming_the_field(workspace, capsys, edit):
+    edit_manifest(workspace / "index", **HAND_EDITS[edit])
+    field = next(iter(HAND_EDITS[edit]))
+    code, out, err = run_cli(capsys, "ask", "--index", str(workspace / "index"), BAKERY)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"guide-tui: {workspace / 'index' / MANIFEST}: the {field!r} field") and "guide-tui index --corpus" in err
+
+
+async def test_the_app_shows_a_hand_edited_manifest_and_its_fix(workspace):
+    edit_manifest(workspace / "index", cutoff=0.5)
+    app = GuideApp(index_dir=workspace / "index", generator="extractive")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, IndexErrorScreen)
+        problem, fix = (" ".join(part.split()) for part in text_of(app, "#error-text").split("How to fix it"))
+        assert "the 'cutoff' field" in problem and fix.startswith("rebuild it with: guide-tui index --corpus")
 
 
 def broken_model(tmp_path: Path, how: str) -> Path:
