@@ -158,3 +158,14 @@ def test_citation_check_needs_the_quote_verbatim_in_the_named_chunk(bundled_inde
     assert "is not in guide_kestrelford.md#2" in citation_problem(invented, chunks)
     elsewhere = dataclasses.replace(good, chunk_id="guide_walking.md#0", file="guide_walking.md", section=chunks["guide_walking.md#0"].section)
     assert citation_problem(elsewhere, chunks) is not None
+
+
+def test_ollama_down_is_said_and_every_answer_still_judged(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # nothing listens there: every answer falls back
+    status = run(tmp_path, "--questions", str(questions_file(tmp_path, "q.toml", "hit_at_5 = 1.0")), "--generator", "ollama", "--runs", "2")
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "answers fell back to the extractive answerer" in out
+    report = report_text(tmp_path, "eval-2026-01-02-ollama.md")
+    assert "| generators used | extractive × 6 |" in report
+    assert "| runs | 2 |" in report
