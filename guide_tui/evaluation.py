@@ -481,6 +481,10 @@ def git_commit() -> str | None:
 # ------------------------------------------------------------------ the report
 
 
+def kinds_text(counts: dict) -> str:
+    return ", ".join(f"{n} {kind}" for kind, n in counts.items()) or "none"
+
+
 def cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -507,7 +511,7 @@ def markdown_report(evaluation: Evaluation, comparison: list[tuple] | None, comp
         ("generators used", ", ".join(f"{name} × {n}" for name, n in s["generators_used"].items())),
         ("fallbacks", ", ".join(f"{why} × {n}" for why, n in s["fallbacks"].items()) or "none"),
         ("runs", s["runs"]),
-        ("questions", f"{s['questions_file']}: " + ", ".join(f"{n} {kind}" for kind, n in s["questions"].items())),
+        ("questions", f"{s['questions_file']}: {kinds_text(s['questions'])}"),
         ("index", f"{s['index']} built {s['index_built_at']}: {counts.get('guides')} guides, {counts.get('chunks')} chunks, {counts.get('sentences')} sentence vectors"),
         ("embedding model sha256", s["model_sha256"]),
         ("cutoff", "none (gate passes everything)" if s["cutoff"] is None else f"{s['cutoff']:.4f}"),
@@ -671,6 +675,11 @@ def eval_command(args: argparse.Namespace, now: datetime) -> int:
             command=command_line(args),
         )
     comparison = compare(earlier, evaluation) if earlier else None
+    if earlier and earlier.get("settings", {}).get("questions") != evaluation.settings["questions"]:
+        evaluation.settings["warnings"].append(
+            f"the compared report asked other questions ({kinds_text(earlier.get('settings', {}).get('questions') or {})} then, "
+            f"{kinds_text(evaluation.settings['questions'])} now): the changes mix question set and code"
+        )
     out_dir = Path(args.out or RESULTS_DIR)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)

@@ -108,6 +108,7 @@ def test_compare_shows_before_and_after(tmp_path, capsys):
     out = capsys.readouterr().out
     assert status == 0
     assert "before / after" in out
+    assert "warning: the compared report asked other questions" not in out  # same kinds and counts, other labels
     second = report_text(tmp_path, "eval-2026-01-02-extractive-2.md")  # same day: a new file, never overwritten
     assert f"## Compared with {first}" in second
     assert "| expected chunk ranked first | 0.500 | 1.000 | +0.500 |" in second
