@@ -421,6 +421,11 @@ def evaluate(
         for split in sorted({q.split for q in question_set.questions}, key=lambda name: (name != "tune", name))
     }
     targets, warnings = check_targets(question_set.targets, overall)
+    known = {c.chunk_id for c in index.chunks}
+    for question in question_set.questions:
+        unknown = [chunk_id for chunk_id in question.expected_chunks if chunk_id not in known]
+        if unknown:
+            warnings.append(f"question {question.id} expects {', '.join(unknown)}, not a chunk of this index (a label typo?)")
     settings = describe_settings(index, questions_path, question_set, runs, generator, model, now, outcomes, seconds, command)
     fell_back = sum(settings["fallbacks"].values())
     if fell_back:

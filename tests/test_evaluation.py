@@ -44,6 +44,7 @@ need = "python"
 """
 RIGHT = '"guide_kestrelford.md#2", "guide_eating.md#3"'
 WRONG = '"guide_walking.md#0"'
+TYPO = '"guide_kestrelford.md#99"'
 
 
 def questions_file(tmp_path, name: str, targets: str, bakery_chunks: str = RIGHT):
@@ -170,3 +171,8 @@ def test_ollama_down_is_said_and_every_answer_still_judged(tmp_path, monkeypatch
     report = report_text(tmp_path, "eval-2026-01-02-ollama.md")
     assert "| generators used | extractive × 6 |" in report
     assert "| runs | 2 |" in report
+
+
+def test_an_expected_chunk_the_index_lacks_is_called_out(tmp_path, capsys):
+    run(tmp_path, "--questions", str(questions_file(tmp_path, "q.toml", "", bakery_chunks=TYPO)))
+    assert "question bakery expects guide_kestrelford.md#99, not a chunk of this index" in capsys.readouterr().out
