@@ -28,7 +28,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from guide_tui.answering import REFUSAL, Answer
-from guide_tui.indexes import BUNDLED_INDEX, IndexLoadError, LoadedIndex, check_built_from, load_index
+from guide_tui.indexes import BUNDLED_INDEX, IndexLoadError, LoadedIndex, check_built_from, load_index, rebuild_hint
 from guide_tui.questions import Question, load_questions
 from guide_tui.report import no_hits_message
 from guide_tui.retrieval import MAX_QUESTION_CHARS, Hit, Retrieval, Retriever, clean_question, printable
@@ -546,6 +546,9 @@ class GuideApp(App):
             retriever = await in_daemon_thread(self.open_retriever)
         except IndexLoadError as err:
             self.index_failed(err)
+            return
+        except Exception as err:  # noqa: BLE001 - whatever else breaks on load gets the same screen, not a crash
+            self.index_failed(IndexLoadError(f"unexpected error while opening {self.index_dir}: {err}; {rebuild_hint(self.index_dir)}"))
             return
         self.index_ready(retriever)
 

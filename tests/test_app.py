@@ -312,6 +312,22 @@ async def test_a_broken_index_shows_the_error_and_the_fix_and_q_quits(tmp_path, 
     assert app.return_code == 0
 
 
+async def test_an_unexpected_load_failure_gets_the_error_screen_not_a_crash(monkeypatch):
+    def failing_warm_up(retriever):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr("guide_tui.app.warm_up", failing_warm_up)
+    app = GuideApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, IndexErrorScreen)
+        assert "unexpected error while opening" in text_of(app, "#error-text")
+        assert "disk on fire" in text_of(app, "#error-text")
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
 async def test_a_stale_index_is_rebuilt_in_memory_and_says_so(tmp_path):
     shutil.copytree(BUNDLED_INDEX, tmp_path / "index", ignore=shutil.ignore_patterns("model"))
     shutil.copytree(BUNDLED_CORPUS, tmp_path / "corpus")  # the manifest names it as ../corpus
