@@ -143,12 +143,10 @@ class EvalOutcome:
 
 def judge(question: Question, answer: Answer) -> EvalOutcome:
     """The same hit rules as `guide-tui eval`: any expected chunk at rank 1, the phrase in an answer that is not a refusal."""
-    from guide_tui.evaluation import normalise
+    from guide_tui.evaluation import expected_rank, phrase_in_answer
 
-    expected = set(question.expected_chunks)
-    rank = next((hit.rank for hit in answer.retrieval.hits if hit.chunk.chunk_id in expected), None)
-    phrase = bool(question.expected_phrase) and not answer.refused and normalise(question.expected_phrase) in normalise(answer.text)
-    return EvalOutcome(question, rank, phrase, answer.refused)
+    rank = expected_rank(question, [hit.chunk.chunk_id for hit in answer.retrieval.hits])
+    return EvalOutcome(question, rank, phrase_in_answer(question, answer), answer.refused)
 
 
 @dataclass
