@@ -83,15 +83,20 @@ def guide_says(quote: Candidate) -> str:
     return f'"{quote.hit.chunk.title}" says:'
 
 
-def extractive_text(quotes: list[Candidate]) -> list[str]:
-    """The answer in pieces, one per quoted sentence (what on_text streams). Each chunk quoted gets a
-    line: a lead, then its sentences verbatim in quotation marks, in the chunk's own order."""
+def reading_order(quotes: list[Candidate]) -> list[list[Candidate]]:
+    """Quotes grouped by chunk (chunks in the order first quoted), each group in the chunk's own order:
+    the order the answer reads in, and so the order its citations are listed in."""
     groups: dict[str, list[Candidate]] = {}
     for quote in quotes:
         groups.setdefault(quote.hit.chunk.chunk_id, []).append(quote)
+    return [sorted(group, key=lambda q: q.row) for group in groups.values()]
+
+
+def extractive_text(quotes: list[Candidate]) -> list[str]:
+    """The answer in pieces, one per quoted sentence (what on_text streams). Each chunk quoted gets a
+    line: a lead, then its sentences verbatim in quotation marks."""
     pieces = []
-    for group in groups.values():
-        ordered = sorted(group, key=lambda q: q.row)
+    for ordered in reading_order(quotes):
         for n, quote in enumerate(ordered):
             opening = ("\n" if pieces else "") + f'{guide_says(quote)} "' if n == 0 else " "
             pieces.append(opening + quote.sentence.text + ('"' if n == len(ordered) - 1 else ""))
@@ -99,7 +104,11 @@ def extractive_text(quotes: list[Candidate]) -> list[str]:
 
 
 def citations_of(quotes: list[Candidate]) -> list[Citation]:
-    return [Citation(q.hit.chunk.file, q.hit.chunk.section, q.hit.chunk.chunk_id, q.sentence.text) for q in quotes]
+    return [
+        Citation(q.hit.chunk.file, q.hit.chunk.section, q.hit.chunk.chunk_id, q.sentence.text)
+        for group in reading_order(quotes)
+        for q in group
+    ]
 
 
 # ---------------------------------------------------------------- the entry point

@@ -60,6 +60,8 @@ def test_every_quote_is_a_verbatim_sentence_of_a_retrieved_chunk_it_cites(retrie
             assert citation.quote in sentences(chunk.text)
             assert citation.quote in " ".join(chunk.text.split())
             assert f'"{citation.quote}' in answer.text or f' {citation.quote}' in answer.text
+        where = [answer.text.index(citation.quote) for citation in answer.citations]
+        assert where == sorted(where), f"{question.id}: sources listed out of the answer's order"
     assert answered >= 90
 
 
