@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import select
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -508,6 +510,7 @@ class GuideApp(App):
         self.run_id = 0
         self.eval: EvalSession | None = None
         self.exit_after = os.environ.get(EXIT_AFTER_ENV, "")
+        self.terminal_fd: int | None = None  # run_app sets it: the app quits when that terminal hangs up
 
     # ------------------------------------------------------------ layout
 
@@ -533,8 +536,16 @@ class GuideApp(App):
         else:
             self.load_index_worker()
         self.probe_worker()
+        if self.terminal_fd is not None:
+            # Textual's input thread spins on a hung-up terminal when a wrapper (make) took the hang-up
+            # signal: without this, closing the window left a process using a whole core.
+            self.set_interval(1.0, self.quit_if_terminal_hung_up)
         if self.exit_after == "paint":
             self.call_after_refresh(self.exit)
+
+    def quit_if_terminal_hung_up(self) -> None:
+        if self.terminal_fd is not None and terminal_hung_up(self.terminal_fd):
+            self.exit()
 
     # ------------------------------------------------------------ start-up workers
 
@@ -761,7 +772,16 @@ def status_content(app: GuideApp) -> Content:
     return literal("\n".join(lines))
 
 
+def terminal_hung_up(fd: int) -> bool:
+    """True once the terminal behind fd is gone (window closed, ssh dropped)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)  # hang-ups and errors are reported whatever is asked for
+    return any(events & (select.POLLHUP | select.POLLERR | select.POLLNVAL) for _, events in poller.poll(0))
+
+
 def run_app(index_dir: Path | None = None, generator: str = "auto", model: str | None = None, corpus_dir: Path | None = None) -> int:
     app = GuideApp(index_dir=index_dir, generator=generator, model=model, corpus_dir=corpus_dir)
+    if sys.stdin.isatty():
+        app.terminal_fd = sys.stdin.fileno()
     app.run()
     return app.return_code or 0

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pty
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -13,7 +15,7 @@ from textual.widgets import Input, Static
 
 from guide_tui.answering import REFUSAL, Answer, Citation
 from guide_tui.benchmark import Terminal
-from guide_tui.app import EXIT_AFTER_ENV, GuideApp, HitsTable, IndexErrorScreen, answer_content, printable, reflowed
+from guide_tui.app import EXIT_AFTER_ENV, GuideApp, HitsTable, IndexErrorScreen, answer_content, printable, reflowed, terminal_hung_up
 from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, MANIFEST
 from guide_tui.questions import load_questions
 from guide_tui.retrieval import MAX_QUESTION_CHARS
@@ -383,6 +385,32 @@ def test_quitting_while_ollama_stalls_mid_answer_does_not_wait_for_it(fake_ollam
     assert terminal.read_until(b"Answering", timeout=10), "the answer panel should be waiting for the stream"
     terminal.type(b"\x11")  # ctrl+q
     assert terminal.wait(timeout=10) == 0
+
+
+def test_the_app_quits_when_its_terminal_hangs_up_even_if_the_hang_up_signal_went_elsewhere():
+    """`make run` in a window that is closed: make takes SIGHUP and the app only sees its terminal hang up.
+    Textual's input thread would then spin on the dead terminal, using a core, for ever."""
+    guide = str(Path(sys.executable).with_name("guide-tui"))
+    ignore_hang_up = "import os, signal, sys; signal.signal(signal.SIGHUP, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])"
+    terminal = Terminal([sys.executable, "-c", ignore_hang_up, guide, "--generator", "extractive"], os.environ | {"TERM": "xterm-256color"})
+    assert terminal.read_until(" chunks · built".encode(), timeout=30), "the index should load"
+    os.close(terminal.master)
+    try:
+        terminal.process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        terminal.process.kill()
+        terminal.process.wait()
+        pytest.fail("the app kept running after its terminal hung up")
+
+
+def test_terminal_hung_up_sees_a_closed_terminal():
+    master, slave = pty.openpty()
+    try:
+        assert not terminal_hung_up(slave)
+        os.close(master)
+        assert terminal_hung_up(slave)
+    finally:
+        os.close(slave)
 
 
 @pytest.mark.parametrize("moment", ["paint", "ready"])
