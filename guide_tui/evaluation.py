@@ -38,11 +38,19 @@ class Outcome:
 
     run: int
     question: Question
-    top5: tuple[str, ...]
-    gate_passed: bool
-    best_distance: float
-    cutoff: float | None
-    answer: object  # answering.Answer
+    answer: object  # answering.Answer; its .retrieval holds the hits and the gate
+
+    @property
+    def top5(self) -> tuple[str, ...]:
+        return tuple(hit.chunk.chunk_id for hit in self.answer.retrieval.hits)
+
+    @property
+    def gate_passed(self) -> bool:
+        return self.answer.retrieval.gate.passed
+
+    @property
+    def best_distance(self) -> float:
+        return self.answer.retrieval.gate.best_distance
 
     @property
     def refused(self) -> bool:
@@ -334,16 +342,7 @@ def ask_one(retriever, question: Question, run: int, generator: str, model: str 
     from guide_tui.answering import answer_question
 
     answer = answer_question(retriever, question.text, generator=generator, model=model, on_text=None)
-    retrieval = answer.retrieval
-    return Outcome(
-        run=run,
-        question=question,
-        top5=tuple(h.chunk.chunk_id for h in retrieval.hits),
-        gate_passed=retrieval.gate.passed,
-        best_distance=retrieval.gate.best_distance,
-        cutoff=retrieval.gate.cutoff,
-        answer=answer,
-    )
+    return Outcome(run, question, answer)
 
 
 def run_questions(
@@ -366,7 +365,6 @@ class Evaluation:
     overall: dict[str, Criterion]
     splits: dict[str, dict[str, Criterion]]
     targets: list[dict]  # {name, criterion, target, value, at_least, met}
-    outcomes: list[Outcome]
 
     def to_json(self) -> dict:
         def values(criteria: dict[str, Criterion]) -> dict:
@@ -402,13 +400,12 @@ def evaluate(
     generator: str,
     model: str | None,
     now: datetime,
-    step: Callable[[], None] = lambda: None,
-    question_set=None,
-    command: str = "",
+    step: Callable[[], None],
+    question_set,
+    command: str,
 ) -> Evaluation:
     from guide_tui.retrieval import Retriever
 
-    question_set = question_set or load_questions(questions_path)
     retriever = Retriever(index)
     started = time.perf_counter()
     outcomes = run_questions(retriever, question_set.questions, runs, generator, model, step)
@@ -432,7 +429,7 @@ def evaluate(
         reasons = "; ".join(settings["fallbacks"])
         warnings.append(f"{fell_back} of {len(outcomes)} answers fell back to the extractive answerer ({reasons})")
     settings["warnings"] = warnings
-    return Evaluation(settings, per_run, overall, splits, targets, outcomes)
+    return Evaluation(settings, per_run, overall, splits, targets)
 
 
 def describe_settings(index, questions_path, question_set, runs, generator, model, now, outcomes, seconds, command) -> dict:
@@ -446,7 +443,6 @@ def describe_settings(index, questions_path, question_set, runs, generator, mode
         used[o.answer.generator] += 1
         if o.answer.fallback_reason:
             fallbacks[o.answer.fallback_reason] += 1
-    cutoff = manifest.get("cutoff") or {}
     return {
         "date": now.strftime("%Y-%m-%d %H:%M"),
         "command": command,
@@ -461,7 +457,7 @@ def describe_settings(index, questions_path, question_set, runs, generator, mode
         "index_built_at": manifest.get("built_at"),
         "index_counts": manifest.get("counts", {}),
         "model_sha256": manifest.get("model", {}).get("sha256", "")[:12],
-        "cutoff": cutoff.get("value") if isinstance(cutoff, dict) else cutoff,
+        "cutoff": index.cutoff,
         "index_notes": list(index.notes),
         "git_commit": git_commit(),
         "python": platform.python_version(),
