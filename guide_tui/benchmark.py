@@ -58,6 +58,23 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
 
 
+def timed_ms(call: Callable[[object], object], items: list, passes: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU milliseconds of call(item) for every item, `passes` times over.
+
+    One untimed pass first: first-call costs (caches, analysers) are start-up, which `cold` measures.
+    """
+    for item in items:
+        call(item)
+    wall, cpu = [], []
+    for _ in range(passes):
+        for item in items:
+            started, started_cpu = time.perf_counter(), time.process_time()
+            call(item)
+            wall.append((time.perf_counter() - started) * 1000)
+            cpu.append((time.process_time() - started_cpu) * 1000)
+    return wall, cpu
+
+
 # ---------------------------------------------------------------- sections: add yours below as @section functions
 
 
@@ -96,11 +113,20 @@ def guide_tui_command() -> list[str]:
 
 
 def baseline_python() -> str | None:
-    """An interpreter with sentence-transformers for the MiniLM baseline, or None."""
+    """An interpreter with sentence-transformers for the MiniLM baseline, or None (said on stdout)."""
     chosen = os.environ.get("GUIDE_TUI_BASELINE_PYTHON")
     if chosen:
         return chosen
-    return sys.executable if importlib.util.find_spec("sentence_transformers") else None
+    if importlib.util.find_spec("sentence_transformers"):
+        return sys.executable
+    print("MiniLM baseline skipped: sentence-transformers is not importable here; set GUIDE_TUI_BASELINE_PYTHON "
+          "to an interpreter that has it (see the module docstring)")
+    return None
+
+
+def job_env() -> dict:
+    """Environment for the measured processes: this checkout importable, Hugging Face kept offline."""
+    return os.environ | {"PYTHONPATH": str(REPO_ROOT), "HF_HUB_OFFLINE": "1"}
 
 
 # The seed's way of answering: all-MiniLM-L6-v2 through sentence-transformers, one vector per
@@ -143,10 +169,7 @@ def verdict(met: bool) -> str:
 @section("cold", "cold process: `guide-tui ask` (extractive) vs the seed's MiniLM stack, paired runs")
 def cold_start() -> None:
     baseline = baseline_python()
-    if baseline is None:
-        print("MiniLM baseline skipped: sentence-transformers is not importable here; set GUIDE_TUI_BASELINE_PYTHON "
-              "to an interpreter that has it (see the module docstring)")
-    env = os.environ | {"PYTHONPATH": str(REPO_ROOT), "HF_HUB_OFFLINE": "1"}
+    env = job_env()
     questions = cold_questions(COLD_RUNS)
 
     def ours(question: str) -> Finished:
@@ -185,7 +208,7 @@ LATENCY_PASSES = 5
 LATENCY_TARGET_MS = 5.0
 
 
-@section("latency", "in-process p50/p95: question -> top 5, and question -> top 5 + extractive answer")
+@section("latency", "in-process p50/p95/max: question -> top 5, top 5 -> extractive answer, and both (answer quality: `guide-tui eval`)")
 def latency() -> None:
     from guide_tui.answering import answer_question
     from guide_tui.indexes import load_index
@@ -194,49 +217,20 @@ def latency() -> None:
 
     retriever = Retriever(load_index())
     questions = [q.text for q in load_questions().questions]
-    for text in questions:  # warm-up: first-call costs (caches, analysers) are start-up, measured by `cold`
-        answer_question(retriever, text, generator="extractive")
-    wall: dict[str, list[float]] = {"question -> top 5": [], "top 5 -> extractive answer": [], "question -> top 5 + answer": []}
-    cpu: dict[str, list[float]] = {name: [] for name in wall}
-    for _ in range(LATENCY_PASSES):
-        for text in questions:
-            marks = [(time.perf_counter(), time.process_time())]
-            retrieval = retriever.retrieve(text)
-            marks.append((time.perf_counter(), time.process_time()))
-            answer_question(retriever, text, generator="extractive", retrieval=retrieval)
-            marks.append((time.perf_counter(), time.process_time()))
-            for name, (start, end) in zip(wall, ((0, 1), (1, 2), (0, 2))):
-                wall[name].append((marks[end][0] - marks[start][0]) * 1000)
-                cpu[name].append((marks[end][1] - marks[start][1]) * 1000)
+    retrievals = [retriever.retrieve(text) for text in questions]
+    timings = {
+        "question -> top 5": timed_ms(retriever.retrieve, questions, LATENCY_PASSES),
+        "top 5 -> extractive answer": timed_ms(
+            lambda retrieval: answer_question(retriever, retrieval.question, generator="extractive", retrieval=retrieval), retrievals, LATENCY_PASSES
+        ),
+        "question -> top 5 + answer": timed_ms(lambda text: answer_question(retriever, text, generator="extractive"), questions, LATENCY_PASSES),
+    }
     print(f"{len(questions)} labelled questions x {LATENCY_PASSES} passes = {LATENCY_PASSES * len(questions)} timings each")
-    for name, values in wall.items():
-        print(f"  {name:<28} p50 {percentile(values, 0.5):6.2f} ms   p95 {percentile(values, 0.95):6.2f} ms   "
-              f"(CPU p50 {percentile(cpu[name], 0.5):6.2f} ms)")
-    p50 = percentile(wall["question -> top 5 + answer"], 0.5)
+    for name, (wall, cpu) in timings.items():
+        print(f"  {name:<28} p50 {percentile(wall, 0.5):6.2f} ms   p95 {percentile(wall, 0.95):6.2f} ms   max {max(wall):6.2f} ms   "
+              f"(CPU p50 {percentile(cpu, 0.5):6.2f} ms)")
+    p50 = percentile(timings["question -> top 5 + answer"][0], 0.5)
     print(f"  target question -> top 5 + answer p50 <= {LATENCY_TARGET_MS:.0f} ms: {verdict(p50 <= LATENCY_TARGET_MS)}")
-
-
-@section("answer", "extractive answerer: time after retrieval (its answer quality is `guide-tui eval`'s job)")
-def answer_latency() -> None:
-    from guide_tui.answering import answer_question
-    from guide_tui.indexes import load_index
-    from guide_tui.questions import load_questions
-    from guide_tui.retrieval import Retriever
-
-    retriever = Retriever(load_index())
-    retrievals = [retriever.retrieve(q.text) for q in load_questions().questions]
-    for retrieval in retrievals:  # warm-up: the answerer analyses the index once
-        answer_question(retriever, retrieval.question, generator="extractive", retrieval=retrieval)
-    timings = []
-    for _ in range(LATENCY_PASSES):
-        for retrieval in retrievals:
-            started = time.perf_counter()
-            answer_question(retriever, retrieval.question, generator="extractive", retrieval=retrieval)
-            timings.append((time.perf_counter() - started) * 1000)
-    p50 = percentile(timings, 0.5)
-    print(f"after retrieval, {len(timings)} timings: p50 {p50:.2f} ms, p95 {percentile(timings, 0.95):.2f} ms, "
-          f"max {max(timings):.2f} ms; target p50 <= {LATENCY_TARGET_MS:.0f} ms: {verdict(p50 <= LATENCY_TARGET_MS)}")
-    print("answer quality per criterion and split: guide-tui eval")
 
 
 BUILD_SCALES = (1, 10, 100)
@@ -417,12 +411,9 @@ def our_rankings(retriever, texts: list[str]) -> dict[str, list[list[str]]]:
 def minilm_rankings(corpus: Path, texts: list[str]) -> tuple[list[list[str]], list[float]] | None:
     baseline = baseline_python()
     if baseline is None:
-        print("MiniLM baseline skipped: sentence-transformers is not importable here; set GUIDE_TUI_BASELINE_PYTHON "
-              "to an interpreter that has it (see the module docstring)")
         return None
-    env = os.environ | {"PYTHONPATH": str(REPO_ROOT), "HF_HUB_OFFLINE": "1"}
     job = json.dumps({"corpus": str(corpus), "questions": texts})
-    done = subprocess.run([baseline, "-c", MINILM_RANKING_JOB], input=job, capture_output=True, text=True, env=env)
+    done = subprocess.run([baseline, "-c", MINILM_RANKING_JOB], input=job, capture_output=True, text=True, env=job_env())
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines()
         print(f"MiniLM baseline failed (exit {done.returncode}): {lines[-1] if lines else 'no output'}")
@@ -493,14 +484,7 @@ def retrieval_quality() -> None:
 
     retriever = Retriever(load_index(BUNDLED_INDEX))
     every_text = [q.text for q in labelled.questions]
-    for text in every_text:  # warm-up; first-call costs belong to the cold run below
-        retriever.retrieve(text)
-    timings = []
-    for _ in range(RETRIEVAL_PASSES):
-        for text in every_text:
-            started = time.perf_counter()
-            retriever.retrieve(text)
-            timings.append((time.perf_counter() - started) * 1000)
+    timings, _ = timed_ms(retriever.retrieve, every_text, RETRIEVAL_PASSES)  # first-call costs belong to the cold run below
     p50 = percentile(timings, 0.5)
     print(f"\nquestion -> top 5 in-process, {len(every_text)} labelled questions x {RETRIEVAL_PASSES}: "
           f"p50 {p50:.3f} ms, p95 {percentile(timings, 0.95):.3f} ms; target p50 <= {RETRIEVAL_TARGET_MS} ms: {verdict(p50 <= RETRIEVAL_TARGET_MS)}")
