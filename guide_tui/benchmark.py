@@ -290,20 +290,9 @@ def build_scaling() -> None:
 
 APP_JOB = """
 import asyncio, resource, sys
-from guide_tui.app import GuideApp
-
-async def main():
-    app = GuideApp(generator="extractive")
-    async with app.run_test(size=(120, 40)) as pilot:
-        while app.retriever is None:
-            await pilot.pause(0.05)
-        app.query_one("#question").value = sys.argv[1]
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-
-asyncio.run(main())
+from guide_tui.benchmark import table_latencies
+asyncio.run(table_latencies([sys.argv[1]]))
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
