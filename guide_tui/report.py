@@ -15,9 +15,10 @@ from guide_tui.indexes import load_index
 from guide_tui.retrieval import Retrieval, Retriever
 
 
-def open_retriever(index_dir: Path) -> Retriever:
-    """Load the index (raising IndexLoadError with a fix) and say any notes about it on stderr."""
-    index = load_index(index_dir)
+def open_retriever(index_dir: Path, rebuild_if_stale: bool = True) -> Retriever:
+    """Load the index (raising IndexLoadError with a fix) and say any notes about it on stderr.
+    rebuild_if_stale goes to load_index (calibration wants the index as built, not rebuilt)."""
+    index = load_index(index_dir, rebuild_if_stale=rebuild_if_stale)
     for note in index.notes:
         Console(stderr=True).print(Text(f"note: {note}"))
     return Retriever(index)
