@@ -112,11 +112,8 @@ class Analysed:
         self.embedder = index.embedder
         self.analyzer = content_analyzer()
         self.town_of_file = dict(retriever.places)  # guides about one town (the rest are region-wide)
-        self.towns = sorted(set(self.town_of_file.values()), key=len, reverse=True)
-        names = "|".join(re.escape(t) for t in self.towns) or r"(?!)"  # (?!) never matches: no towns
-        self.town_pattern = re.compile(rf"\b({names})(?:'s|’s)?\b", re.IGNORECASE)
-        self.town_by_lower = {t.lower(): t for t in self.towns}
-        self.town_words = {word for town in self.towns for word in town.split()}
+        self.towns = retriever.towns  # TownNames: holds no reference to the index
+        self.town_words = {word for town in self.towns.names for word in town.split()}
         self.stem_cache: dict[str, str | None] = {}
         self.sentences: list[Sentence] = []
         self.chunk_row = {chunk.chunk_id: n for n, chunk in enumerate(index.chunks)}
@@ -139,7 +136,7 @@ class Analysed:
         # with its section heading ("Where to stay: ...") and town names masked, so similarity
         # measures what a sentence is about, not where
         self.sentence_vectors = self.embedder.encode(
-            [f"{index.chunks[s.chunk].section}: {self.without_towns(s.text)}" for s in self.sentences]
+            [f"{index.chunks[s.chunk].section}: {self.towns.masked(s.text)}" for s in self.sentences]
         )
 
     def stem(self, word: str) -> str | None:
@@ -167,7 +164,7 @@ class Analysed:
             words,
             {self.stem(w) for w in words},
             vectors,
-            self.towns_in(text),
+            self.towns.found_in(text),
             self.guide_town(chunk),
             chunk >= 0 and self.body_count[self.bodies[chunk]] > 1,
             frozenset(words),
@@ -190,12 +187,6 @@ class Analysed:
         """Inverse chunk frequency of the word's stem (words the guides never use count most)."""
         count = self.chunk_frequency.get(self.stem(word) or "", 0)
         return float(np.log((len(self.by_chunk) + 1) / (count + 1)) + 1)
-
-    def without_towns(self, text: str) -> str:
-        return self.town_pattern.sub(" ", text)
-
-    def towns_in(self, text: str) -> set[str]:
-        return {self.town_by_lower[m.group(1).lower()] for m in self.town_pattern.finditer(text)}
 
 
 _ANALYSED: dict[int, tuple[weakref.ref, Analysed]] = {}
@@ -256,10 +247,10 @@ class Candidate:
 
 
 def subject_of(question: str, facts: Analysed) -> Subject:
-    towns = facts.towns_in(question)
+    towns = facts.towns.found_in(question)
     kinds = asked_kinds(question)
     asked = {kind for group in kinds for kind in group}
-    without_towns = facts.without_towns(question)
+    without_towns = facts.towns.masked(question)
     words = []
     for word in WORD.findall(without_towns.lower()):
         if word.isdigit() or word in QUESTION_WORDS or not facts.stem(word):

@@ -127,6 +127,27 @@ def place_guides(chunks: list[Chunk]) -> dict[str, str]:
     return {c.file: c.title for c in chunks if c.file == f"guide_{re.sub(r'[^a-z0-9]+', '_', c.title.lower())}.md"}
 
 
+class TownNames:
+    """The towns that have a guide of their own, found in text as whole words ("Kestrelford's" too).
+
+    One pattern for retrieval's region bonus, the eval's no-town questions and the extractive
+    answerer's place rule, so all three agree on which questions name a town. Holds only names
+    (never the index), so the answerer's per-index cache can keep it without keeping the index.
+    """
+
+    def __init__(self, names) -> None:
+        self.names = sorted(set(names), key=len, reverse=True)  # longest first: "Halden Bay" before "Halden"
+        alternatives = "|".join(re.escape(t) for t in self.names) or r"(?!)"  # (?!) never matches: no towns
+        self.pattern = re.compile(rf"\b({alternatives})(?:'s|’s)?\b", re.IGNORECASE)
+        self.by_lower = {t.lower(): t for t in self.names}
+
+    def found_in(self, text: str) -> set[str]:
+        return {self.by_lower[m.group(1).lower()] for m in self.pattern.finditer(text)}
+
+    def masked(self, text: str) -> str:
+        return self.pattern.sub(" ", text)
+
+
 class Retriever:
     def __init__(self, index: LoadedIndex) -> None:
         import tantivy
@@ -135,13 +156,14 @@ class Retriever:
         self.analyzer = query_analyzer()
         self.searcher = index.keyword.searcher()
         self.schema = index.keyword.schema
-        self.occur_should = tantivy.Occur.Should
-        self.query_type = tantivy.Query
         self.unit_chunk = np.array([u.chunk for u in index.units], dtype=np.int64)
-        self.ordinal_of: dict[tuple[int, int], int] = {}
         chunks = index.chunks
+        everything = self.searcher.search(tantivy.Query.all_query(), limit=max(len(chunks), 1)).hits
+        self.ordinal_of = {(a.segment_ord, a.doc): self.searcher.doc(a)["ordinal"][0] for _, a in everything}
+        """tantivy's document address -> chunk ordinal, read once rather than per hit on every question."""
         self.places = place_guides(chunks)
         self.place_patterns = {file: re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE) for file, name in self.places.items()}
+        self.towns = TownNames(self.places.values())
         self.region_wide = np.array([c.file not in self.places for c in chunks], dtype=bool)
         self.holds_kind = np.array(
             [[FOUND[kind].search(c.body) is not None for kind in VALUE_KINDS] for c in chunks], dtype=bool
@@ -153,6 +175,10 @@ class Retriever:
     def cutoff(self) -> float | None:
         return self.index.cutoff
 
+    def towns_in(self, text: str) -> set[str]:
+        """The towns with a guide of their own that the text names."""
+        return self.towns.found_in(text)
+
     def query_terms(self, question: str) -> list[str]:
         terms = list(dict.fromkeys(self.analyzer.analyze(question)))
         return terms[:MAX_QUERY_TERMS]
@@ -163,15 +189,13 @@ class Retriever:
         terms = self.query_terms(question)
         if not terms:
             return scores
-        query = self.query_type.boolean_query(
-            [(self.occur_should, self.query_type.term_query(self.schema, "text", term)) for term in terms]
+        import tantivy
+
+        query = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "text", term)) for term in terms]
         )
         for score, address in self.searcher.search(query, limit=len(self.index.chunks)).hits:
-            key = (address.segment_ord, address.doc)
-            ordinal = self.ordinal_of.get(key)
-            if ordinal is None:
-                ordinal = self.ordinal_of[key] = self.searcher.doc(address)["ordinal"][0]
-            scores[ordinal] = score
+            scores[self.ordinal_of[(address.segment_ord, address.doc)]] = score
         return scores
 
     def vector_distances(self, question: str) -> tuple[np.ndarray, np.ndarray]:
@@ -195,7 +219,7 @@ class Retriever:
     def bonuses(self, question: str) -> np.ndarray:
         """REGION_BONUS and ASKED_VALUE_BONUS per chunk (see their docstrings)."""
         bonus = np.zeros(len(self.index.chunks))
-        if not any(pattern.search(question) for pattern in self.place_patterns.values()):
+        if not self.towns_in(question):
             bonus[self.region_wide] += REGION_BONUS
         main_readings = [group[0] for group in asked_kinds(question) if group != WHEN]
         wanted = [VALUE_KINDS.index(kind) for kind in main_readings if kind in VALUE_KINDS]
