@@ -32,7 +32,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from guide_tui.answering import REFUSAL, Answer
 from guide_tui.indexes import BUNDLED_INDEX, IndexLoadError, LoadedIndex, check_built_from, load_index, rebuild_hint
 from guide_tui.questions import Question, load_questions
-from guide_tui.report import no_hits_message
+from guide_tui.report import cutoff_row_at, no_hits_message
 from guide_tui.retrieval import MAX_QUESTION_CHARS, Hit, Retrieval, Retriever, clean_question, printable
 
 EXIT_AFTER_ENV = "GUIDE_TUI_EXIT_AFTER"  # "paint" or "ready": exit once there, for the start-up benchmark

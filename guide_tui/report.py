@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from guide_tui.indexes import load_index
-from guide_tui.retrieval import Retrieval, Retriever
+from guide_tui.retrieval import Hit, Retrieval, Retriever
 
 
 def open_retriever(index_dir: Path, rebuild_if_stale: bool = True) -> Retriever:
@@ -22,6 +22,12 @@ def open_retriever(index_dir: Path, rebuild_if_stale: bool = True) -> Retriever:
     for note in index.notes:
         Console(stderr=True).print(Text(f"note: {note}"))
     return Retriever(index)
+
+
+def cutoff_row_at(hits: list[Hit]) -> int | None:
+    """Where the distances cross the cutoff for good: the index of the first hit from which every hit
+    is beyond it (None when the last hit is within it). The CLI's and the app's tables draw their cutoff row there."""
+    return next((n for n in range(len(hits)) if all(h.above_cutoff for h in hits[n:])), None)
 
 
 def retrieval_table(retrieval: Retrieval) -> Table:
@@ -46,9 +52,8 @@ def retrieval_table(retrieval: Retrieval) -> Table:
     table.add_column("distance\n(best\nsentence)", justify="right", no_wrap=True)
     table.add_column("keyword\nBM25", justify="right", no_wrap=True)
     table.add_column("fused", justify="right", no_wrap=True)
-    hits = sorted(retrieval.hits, key=lambda h: h.rank)
-    crossing = next((n for n in range(len(hits)) if all(h.above_cutoff for h in hits[n:])), None)
-    for n, hit in enumerate(hits):
+    crossing = cutoff_row_at(retrieval.hits)
+    for n, hit in enumerate(retrieval.hits):  # in rank order, as retrieve returns them
         if n == crossing:
             table.add_row("", Text(f"── cutoff {cutoff} ──", style="bold red"), "", Text(f"> {cutoff}", style="bold red"), "", "")
         table.add_row(
