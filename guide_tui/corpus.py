@@ -32,9 +32,7 @@ class Guide:
     file: str
     title: str
     preamble: str
-    preamble_start: int
     sections: tuple[Section, ...]
-    sha256: str
 
 
 @dataclass(frozen=True)
@@ -53,28 +51,34 @@ class Corpus:
     folder: Path
     guides: list[Guide] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-    skipped_hashes: dict[str, str] = field(default_factory=dict)  # guide files read but left out
+    hashes: dict[str, str] = field(default_factory=dict)  # sha256 of every guide file read, skipped ones too
 
     def file_hashes(self) -> dict[str, str]:
         """sha256 of every guide file read, skipped ones too: what hash_files will see in the folder,
         so a guide skipped at build time does not make the index look stale ever after."""
-        return dict(sorted((self.skipped_hashes | {g.file: g.sha256 for g in self.guides}).items()))
+        return dict(sorted(self.hashes.items()))
 
 
 class CorpusError(Exception):
     """The folder itself cannot be read as a corpus."""
 
 
+def guide_text(raw: bytes) -> tuple[str, int]:
+    """A guide's bytes as the text that chunk offsets count in, and how many control characters it had.
+
+    UTF-8 without a BOM, every line ending as \\n, control characters replaced by spaces one for one (so
+    offsets stay true; quoted to a terminal, they would act). Raises UnicodeDecodeError for other bytes.
+    """
+    text = raw.decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return CONTROL.subn(" ", text)
+
+
 def parse_guide(file: str, raw: bytes) -> tuple[Guide | None, list[Problem]]:
     """Parse one guide's bytes; None when the file cannot be indexed."""
-    sha = hashlib.sha256(raw).hexdigest()
     try:
-        text = raw.decode("utf-8")
+        text, controls = guide_text(raw)
     except UnicodeDecodeError as err:
         return None, [Problem(file, f"not UTF-8 text (bad byte at offset {err.start})", True)]
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    controls = len(CONTROL.findall(text))
-    text = CONTROL.sub(" ", text)  # one for one, so offsets stay true; quoted to a terminal, they would act
     if not text.strip():
         return None, [Problem(file, "empty file", True)]
     first_line_start = len(text) - len(text.lstrip())
@@ -89,18 +93,15 @@ def parse_guide(file: str, raw: bytes) -> tuple[Guide | None, list[Problem]]:
     if controls:
         problems.append(Problem(file, f"{controls} control character{'s' * (controls != 1)} (terminal escapes) replaced by spaces", False))
     headings = list(HEADING.finditer(text))
-    after_title = first_line_start + len(first_line)
-    preamble_end = headings[0].start() if headings else len(text)
-    preamble = text[after_title:preamble_end].strip()
-    preamble_start = after_title + (len(text[after_title:preamble_end]) - len(text[after_title:preamble_end].lstrip()))
     if not headings:
         return None, [Problem(file, "no '## ' sections; nothing to chunk", True)]
+    preamble = text[first_line_start + len(first_line) : headings[0].start()].strip()
     sections = []
     seen: set[str] = set()
     for i, match in enumerate(headings):
         end = headings[i + 1].start() if i + 1 < len(headings) else len(text)
         heading = match.group(1)
-        body = text[match.end() : end].strip("\n").strip()
+        body = text[match.end() : end].strip()
         if heading in seen:
             problems.append(Problem(file, f"duplicate heading '## {heading}'", False))
         seen.add(heading)
@@ -111,7 +112,7 @@ def parse_guide(file: str, raw: bytes) -> tuple[Guide | None, list[Problem]]:
         sections.append(Section(heading, body, match.start(), body_end))
     if not sections:
         return None, problems + [Problem(file, "every section is empty; nothing to chunk", True)]
-    return Guide(file, title, preamble, preamble_start, tuple(sections), sha), problems
+    return Guide(file, title, preamble, tuple(sections)), problems
 
 
 def load_corpus(folder: Path) -> Corpus:
@@ -131,17 +132,20 @@ def load_corpus(folder: Path) -> Corpus:
         except OSError as err:
             corpus.problems.append(Problem(path.name, f"cannot be read: {err.strerror}", True))
             continue
+        corpus.hashes[path.name] = hashlib.sha256(raw).hexdigest()
         guide, problems = parse_guide(path.name, raw)
         corpus.problems.extend(problems)
         if guide:
             corpus.guides.append(guide)
-        else:
-            corpus.skipped_hashes[path.name] = hashlib.sha256(raw).hexdigest()
     if not corpus.guides:
         raise CorpusError(f"no usable guides (guide_*.md) in {folder}")
     return corpus
 
 
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
 def hash_files(folder: Path) -> dict[str, str]:
     """sha256 of every guide file in a folder, to tell whether an index is stale."""
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(Path(folder).glob(GUIDE_GLOB)) if p.is_file()}
+    return {p.name: sha256_file(p) for p in sorted(Path(folder).glob(GUIDE_GLOB)) if p.is_file()}

@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 
 from guide_tui.chunking import CHUNKER_VERSION, Chunk, chunk_corpus, sentences
-from guide_tui.corpus import Corpus, CorpusError, hash_files, load_corpus
+from guide_tui.corpus import Corpus, CorpusError, hash_files, load_corpus, sha256_file
 from guide_tui.embedding import Embedder, ModelError
 
 FORMAT_VERSION = 1
@@ -98,10 +98,6 @@ class LoadedIndex:
     @property
     def stale(self) -> bool:
         return any(note.startswith("stale") for note in self.notes)
-
-
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def keyword_schema():
