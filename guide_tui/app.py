@@ -218,12 +218,12 @@ class HitsTable(DataTable):
         self.shown = (retrieval, expected)
         hits = retrieval.hits
         cutoff = retrieval.gate.cutoff
-        crossing = next((n for n in range(len(hits)) if all(h.above_cutoff for h in hits[n:])), len(hits))
+        crossing = cutoff_row_at(hits)
         for n, hit in enumerate(hits):
-            if n == crossing and cutoff is not None:
+            if n == crossing:  # a hit beyond the cutoff means there is a cutoff
                 self.add_cutoff_row(cutoff)
             self.add_hit_row(hit, expected)
-        if crossing == len(hits) and cutoff is not None and hits:
+        if crossing is None and cutoff is not None and hits:  # unlike the CLI, the app shows the cutoff below an all-within top 5
             self.add_cutoff_row(cutoff)
 
     def add_cutoff_row(self, cutoff: float) -> None:
