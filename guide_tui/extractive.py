@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import re
 import weakref
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
 from guide_tui.asked import FOUND, KINDS_OF_WORD, SOFT_KINDS, asked_kinds
-from guide_tui.chunking import sentences
-from guide_tui.retrieval import Hit, Retrieval, Retriever
+from guide_tui.retrieval import Hit, Retrieval, Retriever, query_analyzer
 
 
 # ---------------------------------------------------------------- what the question asks for
@@ -87,41 +87,27 @@ def affixes(word: str) -> set[str]:
     return {word[:n] for n in range(ROOT_LETTERS, len(word) + 1)} | {word[-n:] for n in range(ROOT_LETTERS, len(word) + 1)}
 
 
-def content_analyzer():
-    """The keyword index's stemming (tantivy en_stem) with English stop words dropped."""
-    import tantivy
-
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        .filter(tantivy.Filter.remove_long(40))
-        .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.stopword("english"))
-        .filter(tantivy.Filter.stemmer("english"))
-        .build()
-    )
-
-
 class Analysed:
     """Every sentence of an index with its stems, word vectors and town names: built once per index.
 
-    Quotes come from chunking.sentences(chunk.text), so they are verbatim modulo whitespace.
+    Its sentences are the index's units (chunking.sentences of each chunk, in order), so quotes
+    are verbatim modulo whitespace.
     """
 
     def __init__(self, retriever: Retriever) -> None:
         index = retriever.index
         self.embedder = index.embedder
-        self.analyzer = content_analyzer()
-        self.town_of_file = dict(retriever.places)  # guides about one town (the rest are region-wide)
+        self.analyzer = query_analyzer(drop_stopwords=True)  # the index's stemming, stop words dropped
         self.towns = retriever.towns  # TownNames: holds no reference to the index
         self.town_words = {word for town in self.towns.names for word in town.split()}
         self.stem_cache: dict[str, str | None] = {}
         self.sentences: list[Sentence] = []
         self.chunk_row = {chunk.chunk_id: n for n, chunk in enumerate(index.chunks)}
-        self.files = [chunk.file for chunk in index.chunks]
-        self.bodies = [chunk.body for chunk in index.chunks]
-        self.body_count = {body: self.bodies.count(body) for body in set(self.bodies)}
+        self.chunk_town = [retriever.places.get(chunk.file) for chunk in index.chunks]  # None: a region-wide guide
+        copies = Counter(retriever.same_as)  # chunks per distinct body
+        self.chunk_shared = [copies[first] > 1 for first in retriever.same_as]
         self.places: dict[frozenset[str], Sentence] = {}
-        texts = [(n, text) for n, chunk in enumerate(index.chunks) for text in sentences(chunk.text)]
+        texts = [(unit.chunk, unit.text) for unit in index.units]
         words_of = [list(dict.fromkeys(w for w in WORD.findall(text.lower()) if self.stem(w))) for _, text in texts]
         vocabulary = sorted({w for words in words_of for w in words})
         self.word_vector = dict(zip(vocabulary, self.embedder.encode(vocabulary)))
@@ -166,14 +152,14 @@ class Analysed:
             vectors,
             self.towns.found_in(text),
             self.guide_town(chunk),
-            chunk >= 0 and self.body_count[self.bodies[chunk]] > 1,
+            chunk >= 0 and self.chunk_shared[chunk],
             frozenset(words),
             frozenset(a for w in words for a in affixes(w)),
         )
 
     def guide_town(self, chunk: int) -> str | None:
         """The town a chunk's guide is about; None for a region-wide guide."""
-        return self.town_of_file.get(self.files[chunk]) if chunk >= 0 else None
+        return self.chunk_town[chunk] if chunk >= 0 else None
 
     def about(self, towns: set[str], sentence: Sentence) -> bool:
         """The place rule: for a question naming towns, a sentence of their guides or a region-wide

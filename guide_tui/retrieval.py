@@ -97,19 +97,18 @@ class Retrieval:
         return {"question": self.question, "retrieved": [h.to_json() for h in self.hits], "gate": self.gate.to_json()}
 
 
-def query_analyzer():
+def query_analyzer(drop_stopwords: bool = False):
     """Exactly tantivy's en_stem tokenizer, which indexed the chunks, so every question term
-    is cut and stemmed the way the index's terms were. Stopwords stay: BM25 already weighs
-    them near zero, and dropping them measured worse (keyword-only rank-1 0.72 vs 0.74)."""
+    is cut and stemmed the way the index's terms were. Stopwords stay for retrieval: BM25 already
+    weighs them near zero, and dropping them measured worse (keyword-only rank-1 0.72 vs 0.74);
+    the extractive answerer drops them (drop_stopwords) to find what a question is about."""
     import tantivy
 
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        .filter(tantivy.Filter.remove_long(40))
-        .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.stemmer("english"))
-        .build()
-    )
+    builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).filter(tantivy.Filter.remove_long(40))
+    builder = builder.filter(tantivy.Filter.lowercase())
+    if drop_stopwords:
+        builder = builder.filter(tantivy.Filter.stopword("english"))
+    return builder.filter(tantivy.Filter.stemmer("english")).build()
 
 
 def printable(text: str) -> str:
