@@ -225,8 +225,7 @@ class Candidate:
     sentence: Sentence
     row: int  # in Analysed.sentences
     allowed: bool  # by the place rule
-    coverage: np.ndarray  # per subject word: 1 for the same stem, else the best word-vector cosine
-    share: float  # Subject.share of the coverage
+    share: float  # Subject.share of its coverage(): rarity-weighted share of the subject words it covers
     kinds_found: float  # share of the asked-for kind groups the sentence gives
     similarity: float  # cosine of the question and sentence vectors, town names masked in both
     score: float
@@ -302,14 +301,15 @@ def gives(kind: str, sentence: Sentence, subject: Subject, facts: Analysed) -> b
     return by_guide or names_places(sentence.text, subject, facts)
 
 
+def kind_weight(group: tuple[str, ...]) -> float:
+    """SOFT_KIND_SHARE for a group of SOFT_KINDS only ("because" is a weak sign of a reason), else 1."""
+    return SOFT_KIND_SHARE if SOFT_KINDS.issuperset(group) else 1.0
+
+
 def kinds_found(subject: Subject, said: list[Sentence], facts: Analysed, hard_only: bool = False) -> float:
-    """Weighted share of the asked-for kind groups the sentences give: SOFT_KINDS count SOFT_KIND_SHARE
-    (or nothing when hard_only), as "because" is a weak sign of a reason."""
-    weights = [
-        (SOFT_KIND_SHARE if SOFT_KINDS.issuperset(group) else 1.0, group)
-        for group in subject.kinds
-        if not (hard_only and SOFT_KINDS.issuperset(group))
-    ]
+    """Weighted share (kind_weight) of the asked-for kind groups the sentences give; with hard_only,
+    the soft groups are left out."""
+    weights = [(kind_weight(group), group) for group in subject.kinds if not (hard_only and SOFT_KINDS.issuperset(group))]
     if not weights:
         return 1.0
     given = sum(
@@ -356,7 +356,7 @@ def candidates(subject: Subject, retrieval: Retrieval, facts: Analysed) -> list[
     """Every sentence of the retrieved chunks, best first (the same text once, at its best chunk)."""
     found: dict[str, Candidate] = {}
     # a "why" answerable only by "because" is a weak sign: soft kinds count less in the ranking
-    kind_strength = np.mean([SOFT_KIND_SHARE if SOFT_KINDS.issuperset(g) else 1.0 for g in subject.kinds] or [1.0])
+    kind_strength = np.mean([kind_weight(group) for group in subject.kinds] or [1.0])
     for hit in retrieval.hits:
         for row in facts.by_chunk[facts.chunk_row[hit.chunk.chunk_id]]:
             sentence = facts.sentences[row]
@@ -375,9 +375,7 @@ def candidates(subject: Subject, retrieval: Retrieval, facts: Analysed) -> list[
                 + PLACE_WEIGHT * place_match(subject, sentence)
             )
             allowed = facts.about(subject.towns, sentence)
-            found[sentence.text] = Candidate(
-                hit, sentence, row, allowed, covered, subject.share(covered), kinds, similarity, score
-            )
+            found[sentence.text] = Candidate(hit, sentence, row, allowed, subject.share(covered), kinds, similarity, score)
     return sorted(found.values(), key=lambda c: (-c.score, c.hit.rank))
 
 
@@ -433,7 +431,7 @@ def completion(subject: Subject, best: Candidate, facts: Analysed) -> list[Candi
                 if kinds_found(subject, [sentence, best.sentence], facts) > best.kinds_found and facts.about(subject.towns, sentence):
                     covered = coverage(subject, sentence, facts)
                     similarity = float(facts.sentence_vectors[rows[n]] @ subject.vector)
-                    return [Candidate(best.hit, sentence, rows[n], True, covered, subject.share(covered),
+                    return [Candidate(best.hit, sentence, rows[n], True, subject.share(covered),
                                       kinds_found(subject, [sentence], facts), similarity, best.score)]
     return []
 
