@@ -29,7 +29,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
-from guide_tui.answering import REFUSAL, Answer
+from guide_tui.answering import REFUSAL, Answer, answer_question
 from guide_tui.indexes import BUNDLED_INDEX, IndexLoadError, LoadedIndex, check_built_from, load_index, rebuild_hint
 from guide_tui.questions import Question, load_questions
 from guide_tui.report import cutoff_row_at, no_hits_message
@@ -78,10 +78,9 @@ async def in_daemon_thread(func, *args):
 
 
 def answer_with(retriever: Retriever, retrieval: Retrieval, generator: str, model: str | None, on_text) -> Answer:
-    """The one call into answering (kept here so the widgets never see an answerer)."""
-    from guide_tui.answering import answer_question
-
-    return answer_question(retriever, retrieval.question, generator=generator, model=model, on_text=on_text)
+    """The one call into answering (kept here so the widgets never see an answerer), with the
+    retrieval already on screen, so the question is not retrieved a second time."""
+    return answer_question(retriever, retrieval.question, generator=generator, model=model, on_text=on_text, retrieval=retrieval)
 
 
 class AnswerSuperseded(Exception):
@@ -94,8 +93,6 @@ WARM_UP_QUESTION = "When does the Kestrelford bakery sell out?"
 def warm_up(retriever: Retriever) -> None:
     """One retrieval and one extractive answer while the index loads, so the first real question
     does not pay the one-time costs (caches, first calls into the libraries) between Enter and the table."""
-    from guide_tui.answering import answer_question
-
     try:
         answer_question(retriever, WARM_UP_QUESTION, generator="extractive")
     except Exception:  # noqa: BLE001 - a real question meets the same fault and says so on screen
@@ -619,11 +616,10 @@ class GuideApp(App):
             self.pending_question = text
             self.say("Loading the index… the question runs as soon as it is ready.")
             return
-        question = clean_question(text)
         shortened = len(" ".join(text.split())) > MAX_QUESTION_CHARS
         self.say(f"Question shortened to its first {MAX_QUESTION_CHARS} characters for retrieval." if shortened else "")
         self.run_id += 1
-        retrieval = self.retriever.retrieve(question)
+        retrieval = self.retriever.retrieve(text)  # which cleans it (retrieval.question is the cleaned text)
         self.show_retrieval(retrieval)
         # the answer panel and its thread wait for the table to be on screen: they would slow that paint down
         self.call_after_refresh(self.answer_worker, retrieval, self.run_id)
