@@ -272,8 +272,8 @@ class AnswerPanel(VerticalScroll):
         self.show(self.heading + literal(f"Answering ({answerer})…", "italic"))
 
     def add_text(self, piece: str) -> None:
-        self.streamed += piece
-        self.show(self.heading + literal(self.streamed))
+        self.streamed += printable(piece)  # printable works character by character: cleaning each piece is cleaning the whole
+        self.show(self.heading + Content(self.streamed))
         self.scroll_end(animate=False)
 
     def finish(self, answer: Answer) -> None:
