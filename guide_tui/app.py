@@ -309,7 +309,7 @@ def refusal_reason(answer: Answer) -> str:
     gate = answer.retrieval.gate
     reasons = {
         "gate": "gate: no chunk shares a word or a meaning with the question"
-        if gate.best_distance is None or not answer.retrieval.hits
+        if not answer.retrieval.hits
         else f"gate: the best-sentence distance {gate.best_distance:.4f} is over the cutoff "
         + ("(none)" if gate.cutoff is None else f"{gate.cutoff:.4f}"),
         "answerability": "answerability: the retrieved chunks are close, but none of them answers this question"
