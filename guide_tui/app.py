@@ -647,8 +647,8 @@ class GuideApp(App):
         question = self.eval_question_for(retrieval.question)
         table.show(retrieval, question.expected_chunks if question else ())
         table.move_cursor(row=0)
-        if no_hits_message(retrieval):
-            self.say(no_hits_message(retrieval), "warning")
+        if message := no_hits_message(retrieval):
+            self.say(message, "warning")
         self.update_detail()
 
     def show_piece(self, run_id: int, piece: str) -> None:

@@ -84,8 +84,8 @@ def print_retrievals(index_dir: Path, questions: list[str], as_json: bool) -> in
         retrieval = retriever.retrieve(question)
         if as_json:
             print(json.dumps(retrieval.to_json(), ensure_ascii=False), flush=True)
-        elif no_hits_message(retrieval):
-            console.print(Text(no_hits_message(retrieval)))
+        elif message := no_hits_message(retrieval):
+            console.print(Text(message))
         else:
             console.print(retrieval_table(retrieval))
     return 0
