@@ -271,11 +271,12 @@ def read_chunks(folder: Path, manifest: dict) -> tuple[list[Chunk], list[Unit]]:
     path = folder / CHUNKS
     if not path.is_file():
         raise IndexLoadError(f"{path} is missing; {rebuild_hint(folder)}")
-    if sha256_file(path) != manifest.get("checksums", {}).get(CHUNKS):
+    raw = path.read_bytes()
+    if hashlib.sha256(raw).hexdigest() != manifest.get("checksums", {}).get(CHUNKS):
         raise IndexLoadError(f"{path} does not match the manifest (edited or truncated); {rebuild_hint(folder)}")
     chunks, stored_sentences = [], []
     try:
-        for line in path.read_text(encoding="utf-8").splitlines():
+        for line in raw.decode("utf-8").splitlines():
             row = json.loads(line)
             stored_sentences.extend(row.pop("sentences"))
             chunks.append(Chunk(**row))
@@ -293,12 +294,13 @@ def read_vectors(folder: Path, manifest: dict, units: list[Unit], dims: int):
     path = folder / VECTORS
     if not path.is_file():
         raise IndexLoadError(f"{path} is missing; {rebuild_hint(folder)}")
+    raw = path.read_bytes()
     # usearch trusts its file header; a truncated file must be caught before it is read
-    if sha256_file(path) != manifest.get("checksums", {}).get(VECTORS):
+    if hashlib.sha256(raw).hexdigest() != manifest.get("checksums", {}).get(VECTORS):
         raise IndexLoadError(f"{path} does not match the manifest (truncated or replaced); {rebuild_hint(folder)}")
     index = Index(ndim=dims, **USEARCH_OPTIONS)
     try:
-        index.load(str(path))
+        index.load(raw)  # from the bytes just checked (usearch copies them): the file is read once
     except (RuntimeError, ValueError) as err:
         raise IndexLoadError(f"{path} could not be read ({err}); {rebuild_hint(folder)}") from err
     if index.size != len(units):
