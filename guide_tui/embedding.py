@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-
-from guide_tui.distill import folder_sha256
 
 BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "index" / "model"
 MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json")
@@ -21,6 +20,15 @@ class ModelError(Exception):
 def model_dir() -> Path:
     """The bundled model folder, or GUIDE_TUI_MODEL when set."""
     return Path(os.environ.get("GUIDE_TUI_MODEL", BUNDLED_MODEL))
+
+
+def folder_sha256(folder: Path) -> str:
+    """One digest over every file in the model folder, by name and content."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 @lru_cache(maxsize=4)

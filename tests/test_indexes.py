@@ -10,7 +10,7 @@ import pytest
 
 from guide_tui.cli import main
 from guide_tui.corpus import hash_files
-from guide_tui.distill import folder_sha256
+from guide_tui.embedding import folder_sha256
 from guide_tui.indexes import (
     BUNDLED_CORPUS,
     BUNDLED_INDEX,
