@@ -162,7 +162,12 @@ def answer_question(
 
 
 class OllamaUnavailable(Exception):
-    """Ollama gave no usable answer; the message is one short line for the user."""
+    """Ollama gave no usable answer (down, slow, no such model, dropped mid-stream, nothing supported):
+    the caller falls back to the extractive answer. `reason` is one short line for the user."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def generated_answer(retriever: Retriever, retrieval: Retrieval, model: str | None, emit: OnText, host: str | None) -> Answer:
@@ -173,12 +178,9 @@ def generated_answer(retriever: Retriever, retrieval: Retrieval, model: str | No
         raise OllamaUnavailable(f"Ollama support is not available ({err})") from err
     if not ollama_answerer.prompt_hits(retrieval):
         raise OllamaUnavailable("no retrieved chunk is within the cutoff to show Ollama")
-    try:
-        generated = ollama_answerer.generate(
-            retrieval, retrieval.question, retriever.index.embedder, model=model, on_text=emit, host=host
-        )
-    except ollama_answerer.OllamaUnavailable as err:
-        raise OllamaUnavailable(err.reason) from err
+    generated = ollama_answerer.generate(
+        retrieval, retrieval.question, retriever.index.embedder, model=model, on_text=emit, host=host
+    )
     label = f"ollama:{generated.model}"
     if generated.refused:
         return Answer(retrieval.question, True, REFUSAL, label, retrieval, refusal_reason="model")

@@ -19,7 +19,7 @@ import httpx
 import ollama
 import pydantic
 
-from guide_tui.answering import REFUSAL, Citation, OnText
+from guide_tui.answering import REFUSAL, Citation, OllamaUnavailable, OnText  # OllamaUnavailable: raised here too
 from guide_tui.claims import check_claims
 from guide_tui.embedding import Embedder
 from guide_tui.retrieval import Hit, Retrieval, clean_question, printable
@@ -54,14 +54,6 @@ class Timeouts:
         except ValueError:
             return cls()
         return cls(read=read) if 0 < read < math.inf else cls()
-
-
-class OllamaUnavailable(Exception):
-    """Ollama cannot give an answer now; `reason` is one short line for the user."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 @dataclass(frozen=True)
