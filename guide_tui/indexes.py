@@ -150,7 +150,7 @@ def build_keyword(chunks: list[Chunk], path: str | None):
     return index
 
 
-def make_manifest(corpus: Corpus, corpus_dir: Path, chunks: list[Chunk], units: list[Unit], embedder: Embedder) -> dict:
+def make_manifest(corpus: Corpus, corpus_dir: Path, chunks: list[Chunk], units: list[Unit], embedder: Embedder, cutoff: dict | None) -> dict:
     return {
         "format_version": FORMAT_VERSION,
         "chunker_version": CHUNKER_VERSION,
@@ -163,7 +163,7 @@ def make_manifest(corpus: Corpus, corpus_dir: Path, chunks: list[Chunk], units: 
         "usearch": USEARCH_OPTIONS,
         "libraries": {name: version(name) for name in LIBRARIES},
         "counts": {"guides": len(corpus.guides), "chunks": len(chunks), "sentences": len(units)},
-        "cutoff": None,
+        "cutoff": cutoff,
     }
 
 
@@ -211,8 +211,7 @@ def build_index(
         with open(staging / CHUNKS, "w", encoding="utf-8") as out:
             for chunk, texts in zip(chunks, by_chunk):
                 out.write(json.dumps(chunk.to_json() | {"sentences": texts}, ensure_ascii=False) + "\n")
-        manifest = make_manifest(corpus, Path(corpus_path_for_manifest(corpus_dir, out_dir)), chunks, units, embedder)
-        manifest["cutoff"] = cutoff
+        manifest = make_manifest(corpus, Path(corpus_path_for_manifest(corpus_dir, out_dir)), chunks, units, embedder, cutoff)
         manifest["checksums"] = {VECTORS: sha256_file(staging / VECTORS), CHUNKS: sha256_file(staging / CHUNKS)}
         write_manifest(staging, manifest)
         progress("swapping in", 4, steps)
@@ -408,7 +407,7 @@ def build_in_memory(corpus_dir: Path, embedder: Embedder, cutoff: dict | None = 
     corpus = load_corpus(corpus_dir)
     chunks = chunk_corpus(corpus)
     units = chunk_units(chunks)
-    manifest = make_manifest(corpus, corpus_dir, chunks, units, embedder) | {"cutoff": cutoff, "in_memory": True}
+    manifest = make_manifest(corpus, corpus_dir, chunks, units, embedder, cutoff) | {"in_memory": True}
     return LoadedIndex(corpus_dir, manifest, chunks, units, build_vectors(units, embedder), build_keyword(chunks, None), embedder)
 
 
