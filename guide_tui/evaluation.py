@@ -24,7 +24,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Callable
 
-from guide_tui.corpus import HEADING
+from guide_tui.corpus import HEADING, guide_text
 from guide_tui.indexes import REPO_ROOT, LoadedIndex, load_index, resolve_corpus
 from guide_tui.questions import QUESTIONS_FILE, Question, load_questions
 
@@ -166,7 +166,7 @@ def whole_section_problems(index: LoadedIndex) -> list[tuple[str, str]] | None:
     problems = []
     for file, chunks in by_file.items():
         try:
-            text = (corpus_dir / file).read_bytes().decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
+            text, _ = guide_text((corpus_dir / file).read_bytes())
         except (OSError, UnicodeDecodeError) as err:
             problems += [(c.chunk_id, f"{file} cannot be read: {err}") for c in chunks]
             continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 from datetime import datetime
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from guide_tui.answering import Citation
 from guide_tui.cli import build_parser, main
 from guide_tui.evaluation import CRITERIA, citation_problem, section_problem, whole_section_problems
-from guide_tui.indexes import BUNDLED_CORPUS
+from guide_tui.indexes import BUNDLED_CORPUS, build_index, load_index
 
 NOW = datetime(2026, 1, 2, 3, 4)
 
@@ -137,6 +138,18 @@ def test_bad_input_is_a_clear_message(tmp_path, monkeypatch, capsys, setup, extr
 
 def test_bundled_chunks_are_whole_sections(bundled_index):
     assert whole_section_problems(bundled_index) == []
+
+
+def test_a_guide_with_a_terminal_escape_still_has_whole_sections(tmp_path, bundled_index):
+    """The check reads each guide as the build does (escapes replaced by spaces), so a clean build is not failed."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(BUNDLED_CORPUS, corpus)
+    guide = corpus / "guide_kestrelford.md"
+    guide.write_text(guide.read_text(encoding="utf-8").replace("The Kestrelford bakery", "The \x1b[31mKestrelford bakery", 1), encoding="utf-8")
+    build_index(corpus, tmp_path / "index", embedder=bundled_index.embedder)
+    index = load_index(tmp_path / "index")
+    assert "\x1b[31m" in guide.read_text(encoding="utf-8")
+    assert whole_section_problems(index) == []
 
 
 def test_section_check_catches_a_cut_short_or_overlong_chunk(bundled_index):
