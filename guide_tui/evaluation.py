@@ -261,7 +261,7 @@ def stability(outcomes: list[Outcome]) -> tuple[Criterion, Criterion]:
 def compute_criteria(outcomes: list[Outcome], retriever, section_problems: list | None) -> dict[str, Criterion]:
     """Every criterion over a list of outcomes (one run, one split, or all runs pooled).
 
-    Towns and region-wide guides are the retriever's own (retrieval.place_guides), so the
+    Towns and region-wide guides are the retriever's own (Retriever.towns_in, retrieval.place_guides), so the
     no-town criterion measures exactly the notion the region bonus acts on.
     """
     index = retriever.index
@@ -290,7 +290,7 @@ def compute_criteria(outcomes: list[Outcome], retriever, section_problems: list 
         rows = [(c.chunk_id, c.chunk_id not in bad, bad.get(c.chunk_id, "")) for c in index.chunks]
         rows += [(name, False, why) for name, why in section_problems if name not in chunks_by_id]
         found["whole_sections"] = rate("whole_sections", rows)
-    no_town = [o for o in answerable if not any(p.search(o.question.text) for p in retriever.place_patterns.values())]
+    no_town = [o for o in answerable if not retriever.towns_in(o.question.text)]
     found["no_town_region_guide"] = rate(
         "no_town_region_guide", [(o.question.id, any(c.split("#")[0] in region for c in o.top5), o.came_back()) for o in no_town]
     )
