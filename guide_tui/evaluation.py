@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from guide_tui.corpus import HEADING, guide_text
-from guide_tui.indexes import REPO_ROOT, LoadedIndex, load_index, resolve_corpus
+from guide_tui.indexes import REPO_ROOT, LoadedIndex, resolve_corpus
 from guide_tui.questions import QUESTIONS_FILE, Question, load_questions
 
 RESULTS_DIR = REPO_ROOT / "results"
@@ -394,7 +394,7 @@ def check_targets(targets: dict, overall: dict[str, Criterion]) -> tuple[list[di
 
 
 def evaluate(
-    index: LoadedIndex,
+    retriever,
     questions_path: Path | None,
     runs: int,
     generator: str,
@@ -404,9 +404,7 @@ def evaluate(
     question_set,
     command: str,
 ) -> Evaluation:
-    from guide_tui.retrieval import Retriever
-
-    retriever = Retriever(index)
+    index = retriever.index
     started = time.perf_counter()
     outcomes = run_questions(retriever, question_set.questions, runs, generator, model, step)
     seconds = time.perf_counter() - started
@@ -644,6 +642,8 @@ def eval_command(args: argparse.Namespace, now: datetime) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    from guide_tui.report import open_retriever
+
     if args.runs < 1:
         raise EvalInputError("--runs must be at least 1")
     try:
@@ -655,17 +655,15 @@ def eval_command(args: argparse.Namespace, now: datetime) -> int:
     if not question_set.questions:
         raise EvalInputError(f"questions file {args.questions or QUESTIONS_FILE} has no [[question]] entries")
     earlier = read_earlier(args.compare) if args.compare else None
-    index = load_index(args.index)
+    retriever = open_retriever(args.index)
     stderr = Console(stderr=True)
-    for note in index.notes:
-        stderr.print(f"note: {note}", markup=False, highlight=False)
     total = args.runs * len(question_set.questions)
     with Progress(
         TextColumn("eval"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=stderr, transient=True, disable=not stderr.is_terminal
     ) as progress:
         task = progress.add_task("eval", total=total)
         evaluation = evaluate(
-            index,
+            retriever,
             args.questions,
             args.runs,
             args.generator,
