@@ -37,8 +37,9 @@ from guide_tui.retrieval import Hit
 SUPPORT_COSINE = 0.6
 RELATED_COSINE = 0.45  # a claim's numbers must come from source sentences at least this close to it
 CITED_FILE = re.compile(r"[\w.-]+\.md\b")
-CITATION_MARK = re.compile(r"\s*[\[(][^\[\]()]*?\.md\b[^\[\]()]*[\])]")
-CITATION_AFTER_STOP = re.compile(r"([.!?])((?:\s*[\[(][^\[\]()]*?\.md\b[^\[\]()]*[\])])+)")
+CITATION = r"\s*[\[(][^\[\]()]*?\.md\b[^\[\]()]*[\])]"  # " [guide_x.md]", " (guide_x.md, Food)"
+CITATION_MARK = re.compile(CITATION)
+CITATION_AFTER_STOP = re.compile(rf"([.!?])((?:{CITATION})+)")  # "...8:30. [guide_x.md]": moved before the stop
 NUMBER = re.compile(r"\d+(?:[:.,]\d+)*")
 CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
 LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
@@ -103,12 +104,11 @@ def capitalised_words(sentence: str) -> tuple[str | None, list[str]]:
     return None, [m.group() for m in words]
 
 
-def known_names(chunks: list[Chunk]) -> set[str]:
+def known_names(source_sentences: list[str]) -> set[str]:
     """Words the guides capitalise mid-sentence (names), plus days and months."""
     names = set(DAYS_AND_MONTHS)
-    for chunk in chunks:
-        for sentence in sentences(chunk.text):
-            names.update(capitalised_words(sentence)[1])
+    for sentence in source_sentences:
+        names.update(capitalised_words(sentence)[1])
     return names
 
 
@@ -118,11 +118,12 @@ def names_in(sentence: str, names: set[str]) -> list[str]:
     return ([first] if first in names else []) + rest
 
 
-def facts_missing(sentence: str, chunk: Chunk, related: list[str], names: set[str]) -> list[str]:
-    """Numbers the related source sentences do not state, and names the chunk does not mention."""
-    missing = sorted(numbers_in(sentence) - numbers_in(" ".join(related)))
+def facts_missing(numbers: set[str], names: list[str], chunk: Chunk, related: list[str]) -> list[str]:
+    """Of a claim's numbers (numbers_in) and names (names_in), those the related source sentences
+    do not state and those the chunk does not mention."""
+    missing = sorted(numbers - numbers_in(" ".join(related)))
     lowered = chunk.text.replace("’", "'").lower()
-    for name in names_in(sentence, names):
+    for name in names:
         stem = re.sub(r"'s?$", "", name.lower())
         if not re.search(rf"\b{re.escape(stem)}", lowered):
             missing.append(name)
@@ -142,21 +143,23 @@ def check_claims(answer_text: str, hits: list[Hit], embedder: Embedder) -> Claim
     chunks = list({hit.chunk.chunk_id: hit.chunk for hit in hits}.values())
     source_sentences = [sentences(chunk.text) for chunk in chunks]
     flat = [s for group in source_sentences for s in group]
-    names = known_names(chunks)
-    vectors = embedder.encode([without_citations(c) for c in claims] + flat)
+    names = known_names(flat)
+    plain_claims = [without_citations(c) for c in claims]
+    vectors = embedder.encode(plain_claims + flat)
     claim_vectors, source_vectors = vectors[: len(claims)], vectors[len(claims):]
     offsets = np.cumsum([0] + [len(group) for group in source_sentences])
 
     citations: dict[str, Citation] = {}
     unsupported = []
-    for claim, vector in zip(claims, claim_vectors):
+    for claim, plain, vector in zip(claims, plain_claims, claim_vectors):
         cited = cited_files(claim)
         candidates = [i for i, c in enumerate(chunks) if not cited or c.file in cited]
+        claim_numbers, claim_names = numbers_in(plain), names_in(plain, names)
         best: tuple[float, int, int] | None = None  # (cosine, chunk, sentence index)
         for i in candidates:
             scores = source_vectors[offsets[i] : offsets[i + 1]] @ vector
             related = [s for s, score in zip(source_sentences[i], scores) if score >= RELATED_COSINE]
-            if not len(scores) or facts_missing(without_citations(claim), chunks[i], related, names):
+            if not len(scores) or facts_missing(claim_numbers, claim_names, chunks[i], related):
                 continue
             j = int(np.argmax(scores))
             if best is None or scores[j] > best[0]:
