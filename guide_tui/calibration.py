@@ -54,7 +54,8 @@ class Choice:
 def choose_cutoff(in_corpus: list[float], off_topic: list[float], refused_max: float = ANSWERABLE_REFUSED_MAX) -> Choice:
     """The cutoff that lets through all but at most `refused_max` of the in-corpus distances and,
     within that, the fewest off-topic ones; it sits midway in the gap above the last in-corpus
-    distance it keeps, so both sides get the same margin."""
+    distance it keeps, so both sides get the same margin. Rounded to 4 places, never below that
+    distance: rounding must not refuse the very question the cutoff was chosen to keep."""
     if not in_corpus:
         raise ValueError("calibration needs at least one in-corpus (answerable) question")
     kept_sorted = sorted(in_corpus)
@@ -70,7 +71,7 @@ def choose_cutoff(in_corpus: list[float], off_topic: list[float], refused_max: f
         else:
             value = highest_kept
             method = f"the {nth_highest(refused)} in-corpus distance (no off-topic question lies above it)"
-        value = round(value, 4)
+        value = max(round(value, 4), round_up(highest_kept, 4))
         passed = sum(d <= value for d in off_sorted)
         choice = Choice(
             value=value,
@@ -84,6 +85,12 @@ def choose_cutoff(in_corpus: list[float], off_topic: list[float], refused_max: f
         if best is None or choice.off_topic_passed < best.off_topic_passed:
             best = choice  # refusing one more in-corpus question must buy at least one more off-topic refusal
     return best
+
+
+def round_up(value: float, places: int) -> float:
+    """The smallest number of `places` decimals that is not below value."""
+    rounded = round(value, places)
+    return rounded if rounded >= value else round(rounded + 10**-places, places)
 
 
 def nth_highest(skipped: int) -> str:

@@ -56,6 +56,19 @@ def test_overlapping_classes_report_what_gets_through() -> None:
     assert choice.value == 0.65 and choice.margin_off_topic == 0.05
 
 
+def test_rounding_never_refuses_the_in_corpus_question_the_cutoff_keeps() -> None:
+    choice = choose_cutoff([0.3, 0.41234], [])  # round(0.41234, 4) would be 0.4123, below it
+    assert choice.value == 0.4124 and choice.in_corpus_refused == 0 and choice.margin_in_corpus >= 0
+    squeezed = choose_cutoff([0.41234], [0.41236])  # the midpoint rounds below the in-corpus distance
+    assert squeezed.value >= 0.41234 and squeezed.in_corpus_refused == 0
+
+
+def test_a_single_in_corpus_question_gets_a_cutoff() -> None:
+    choice = choose_cutoff([0.41234], [])
+    assert choice.value == 0.4124 and choice.in_corpus_refused == 0 and choice.off_topic_passed == 0
+    assert "highest in-corpus distance" in choice.method
+
+
 def test_refused_fraction_is_the_projects_target() -> None:
     assert ANSWERABLE_REFUSED_MAX == 0.02
     with pytest.raises(ValueError):
