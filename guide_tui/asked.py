@@ -11,12 +11,20 @@ from __future__ import annotations
 
 import re
 
-NUMBER_WORD = (
-    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|"
-    r"fifty|sixty|ninety|hundred|a|an|a few|a couple of|half an?)"
-)
-MONTHS = r"january|february|march|april|may|june|july|august|september|october|november|december"
-WEEKDAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+WEEKDAY_NAMES = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+MONTH_NAMES = "January February March April May June July August September October November December".split()
+DAY_AND_MONTH_NAMES = frozenset(WEEKDAY_NAMES + [day + "s" for day in WEEKDAY_NAMES] + MONTH_NAMES)
+"""Capitalised mid-sentence without naming a place or a thing (claims.known_names, extractive.NOT_PLACES)."""
+COUNT_WORDS = (
+    "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty fifty sixty ninety hundred"
+).split()
+"""Number words a count, duration or distance is written with in the guides."""
+PRICE_WORDS = "cost costs charge charges price prices fee fees fare fares pay paying expensive cheap cheaper cheapest"
+"""Words that ask for a price, and that a sentence giving a price covers (KIND_WORDS adds "paid")."""
+
+NUMBER_WORD = rf"(?:\d+|{'|'.join(COUNT_WORDS)}|a|an|a few|a couple of|half an?)"
+MONTHS = "|".join(month.lower() for month in MONTH_NAMES)
+WEEKDAYS = rf"(?:{'|'.join(day.lower().removesuffix('day') for day in WEEKDAY_NAMES)})days?"
 
 
 def _pattern(text: str) -> re.Pattern:
@@ -32,10 +40,7 @@ FOUND = {
     "day": _pattern(rf"\b{WEEKDAYS}\b|\bweekdays?\b|\bweekends?\b|\bevery day\b|\bdays a week\b|\bdays of the week\b"),
     "month": _pattern(rf"\b(?:{MONTHS}|spring|summer|autumn|winter|easter|midsummer|year-round|all year)\b"),
     "year": _pattern(r"\b1\d{3}s?\b|\b20\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)[ -]century\b"),
-    "number": _pattern(
-        r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|"
-        r"fifty|ninety|hundred|thousand|dozen|half|double|twice|third)\b"
-    ),
+    "number": _pattern(rf"\d|\b(?:{'|'.join(COUNT_WORDS)}|thousand|dozen|half|double|twice|third)\b"),
     "price": _pattern(
         r"£\s?\d|\bfree\b|\bcosts?\b|\bcosts? nothing\b|\bcheap\w*|\bexpensive\b|\bprices?\b|\bcharges?\b|\bfares?\b"
         r"|\boverpriced\b"
@@ -67,8 +72,7 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (_pattern(r"\bhow often\b|\bhow frequent"), ("frequency",)),
     (
         _pattern(
-            r"\bhow much (?:does|do|is|are|will|would|did)\b"
-            r"|\b(?:cost|costs|charge|charges|price|prices|fee|fees|fare|fares|pay|paying|expensive|cheap|cheaper|cheapest)\b"
+            rf"\bhow much (?:does|do|is|are|will|would|did)\b|\b(?:{'|'.join(PRICE_WORDS.split())})\b"
         ),
         ("price",),
     ),
@@ -85,7 +89,7 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
 # Words about a kind of answer: a sentence giving that kind covers them ("cost" is covered by "£2",
 # "evening" by "6 to 8:30", "winter" by "from November to February").
 KIND_WORDS = {
-    "price": "cost costs charge charges price prices fee fees fare fares pay paying paid expensive cheap cheaper cheapest",
+    "price": f"{PRICE_WORDS} paid",  # "paid" is covered by a price but asks for none ("is the car park paid?")
     "clock": "late later latest early earlier earliest hour hours open opens opening evening evenings morning mornings "
     "night nights afternoon lunchtime last first",
     "day": "day days week weekday weekdays weekend weekends weeknight weeknights",

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from guide_tui.answering import REFUSAL, Citation
+from guide_tui.asked import DAY_AND_MONTH_NAMES
 from guide_tui.chunking import Chunk, sentences
 from guide_tui.embedding import Embedder
 from guide_tui.retrieval import Hit
@@ -50,10 +51,6 @@ NUMBER_WORDS = {
         "sixteen seventeen eighteen nineteen twenty".split()
     )
 } | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "hundred": "100", "noon": "12", "midday": "12"}
-DAYS_AND_MONTHS = set(
-    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday Mondays Tuesdays Wednesdays Thursdays Fridays Saturdays "
-    "Sundays January February March April May June July August September October November December".split()
-)
 
 
 @dataclass
@@ -106,7 +103,7 @@ def capitalised_words(sentence: str) -> tuple[str | None, list[str]]:
 
 def known_names(source_sentences: list[str]) -> set[str]:
     """Words the guides capitalise mid-sentence (names), plus days and months."""
-    names = set(DAYS_AND_MONTHS)
+    names = set(DAY_AND_MONTH_NAMES)
     for sentence in source_sentences:
         names.update(capitalised_words(sentence)[1])
     return names

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from guide_tui.asked import FOUND, KINDS_OF_WORD, SOFT_KINDS, asked_kinds
+from guide_tui.asked import DAY_AND_MONTH_NAMES, FOUND, KINDS_OF_WORD, SOFT_KINDS, asked_kinds
 from guide_tui.retrieval import Hit, Retrieval, Retriever, query_analyzer
 
 
@@ -59,10 +59,7 @@ QUESTION_WORDS = frozenset(
 
 WORD = re.compile(r"[a-z0-9]+")  # what tantivy's simple tokenizer keeps, on lowercased text
 CAPITALISED = re.compile(r"[A-Z][a-z]+")
-NOT_PLACES = frozenset(
-    "I Mondays Monday Tuesday Tuesdays Wednesday Thursday Thursdays Friday Fridays Saturday Saturdays Sunday Sundays "
-    "January February March April May June July August September October November December Easter Victorian Saxon".split()
-)
+NOT_PLACES = DAY_AND_MONTH_NAMES | {"I", "Easter", "Victorian", "Saxon"}
 ROOT_LETTERS = 4  # shorter starts and ends ("bus", "ing") are not a shared root
 SIMILAR_WORD = 0.6  # word-vector cosine at which two words count as the same subject ("bike" ~ "cycling")
 KIND_COVERS = SIMILAR_WORD  # "evening" is covered by "6 to 8:30", but less surely than by "evening" itself
