@@ -46,3 +46,19 @@ def ollama_down(monkeypatch):
     """Ollama is not running (a test may still start `fake_ollama`, which points OLLAMA_HOST at itself)."""
     monkeypatch.setenv("OLLAMA_HOST", CLOSED_OLLAMA)
     monkeypatch.delenv("GUIDE_TUI_OLLAMA_MODEL", raising=False)
+
+
+# ---------------------------------------------------------------- helpers for the app's pilot tests
+
+
+async def settle(pilot) -> None:
+    """Wait until the app's workers (index load, Ollama probe, answer) are done and the screen has caught up."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def text_of(app, selector: str) -> str:
+    """The plain text a Static on the current screen shows."""
+    from textual.widgets import Static
+
+    return app.screen.query_one(selector, Static).visual.plain

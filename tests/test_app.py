@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import settle, text_of
 from textual.widgets import Input, Static
 
 from guide_tui.answering import REFUSAL, Answer, Citation
@@ -20,7 +21,6 @@ from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, MANIFEST
 from guide_tui.questions import load_questions
 from guide_tui.retrieval import MAX_QUESTION_CHARS
 
-CLOSED_OLLAMA = "http://127.0.0.1:9"  # nothing listens on the discard port: "not reachable", at once
 SIZE = (120, 40)
 BAKERY = "When does the Kestrelford bakery sell out?"
 CROSSING = "When does the bakery sell out?"  # some of its top 5 are beyond the cutoff, some within
@@ -35,10 +35,8 @@ def anyio_backend():
 
 
 @pytest.fixture(autouse=True)
-def no_ollama(monkeypatch):
+def no_ollama(ollama_down):
     """Ollama is down unless a test starts the fake server (which overrides OLLAMA_HOST)."""
-    monkeypatch.setenv("OLLAMA_HOST", CLOSED_OLLAMA)
-    monkeypatch.delenv("GUIDE_TUI_OLLAMA_MODEL", raising=False)
 
 
 def eval_questions():
@@ -48,19 +46,10 @@ def eval_questions():
     return by_kind["answerable"][:2] + by_kind["near_miss"][:1] + by_kind["off_topic"][:1]
 
 
-async def settle(pilot) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
 async def ask(pilot, question: str) -> None:
     pilot.app.query_one("#question", Input).value = question
     await pilot.press("enter")
     await settle(pilot)
-
-
-def text_of(app, selector: str) -> str:
-    return app.screen.query_one(selector, Static).visual.plain
 
 
 def table_chunks(app) -> list[str]:

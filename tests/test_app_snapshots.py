@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import settle
 from pytest_textual_snapshot import SVGImageExtension
 from syrupy.assertion import SnapshotAssertion
 from textual.widgets import Input
@@ -47,14 +48,8 @@ def snapshot(snapshot):
 
 
 @pytest.fixture(autouse=True)
-def no_ollama(monkeypatch):
-    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # nothing listens there: "not reachable", at once
-    monkeypatch.delenv("GUIDE_TUI_OLLAMA_MODEL", raising=False)
-
-
-async def settle(pilot) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+def no_ollama(ollama_down):
+    """Ollama down at a closed port (conftest.CLOSED_OLLAMA, the address the screens show) unless a test starts the fake server."""
 
 
 def asking(*questions: str, then: tuple[str, ...] = ()):

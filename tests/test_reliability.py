@@ -16,11 +16,11 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from conftest import CLOSED_OLLAMA
+from conftest import CLOSED_OLLAMA, settle, text_of
 from rich.cells import cell_len
 from rich.console import Console
 from textual import events
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from guide_tui.answering import REFUSAL, answer_question
 from guide_tui.app import GuideApp, HitsTable, IndexErrorScreen
@@ -109,15 +109,6 @@ def visible(app) -> str:
     """The words on screen in reading order: borders dropped, wrapped lines joined."""
     text, _ = screen_render(app)
     return " ".join("".join(" " if 0x2500 <= ord(ch) <= 0x259F else ch for ch in text).split())
-
-
-def text_of(app, selector: str) -> str:
-    return app.screen.query_one(selector, Static).visual.plain
-
-
-async def settle(pilot) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def assert_screen_is_safe(app) -> None:
