@@ -161,7 +161,6 @@ class Retriever:
         self.ordinal_of = {(a.segment_ord, a.doc): self.searcher.doc(a)["ordinal"][0] for _, a in everything}
         """tantivy's document address -> chunk ordinal, read once rather than per hit on every question."""
         self.places = place_guides(chunks)
-        self.place_patterns = {file: re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE) for file, name in self.places.items()}
         self.towns = TownNames(self.places.values())
         self.region_wide = np.array([c.file not in self.places for c in chunks], dtype=bool)
         self.holds_kind = np.array(
