@@ -20,8 +20,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from guide_tui.embedding import Embedder
 from guide_tui.indexes import load_index, set_cutoff
 from guide_tui.questions import Question, load_questions
+from guide_tui.report import open_retriever
 from guide_tui.retrieval import Retriever
 
 ANSWERABLE_REFUSED_MAX = 0.02  # the project's target: at most 2% of in-corpus questions refused by the gate
@@ -109,14 +111,25 @@ def distances_of(measured: list[Measured], kind: str) -> list[float]:
     return [m.best_distance for m in measured if m.question.kind == kind]
 
 
-def calibrate(measured: list[Measured]) -> Choice:
-    return choose_cutoff(distances_of(measured, "answerable"), distances_of(measured, "off_topic"))
+def measure_and_choose(retriever: Retriever, questions: list[Question]) -> tuple[list[Measured], Choice | None]:
+    """Every labelled question's best distance, and the cutoff they give (None: no in-corpus question to calibrate on)."""
+    measured = measure(retriever, questions)
+    if not distances_of(measured, "answerable"):
+        return measured, None
+    return measured, choose_cutoff(distances_of(measured, "answerable"), distances_of(measured, "off_topic"))
+
+
+def near_miss_passed(measured: list[Measured], cutoff: float) -> int:
+    return sum(d <= cutoff for d in distances_of(measured, "near_miss"))
+
+
+def record_cutoff(index_dir: Path, choice: Choice, measured: list[Measured]) -> None:
+    set_cutoff(Path(index_dir), manifest_record(choice, measured))
 
 
 def manifest_record(choice: Choice, measured: list[Measured]) -> dict:
     """What the manifest keeps about the cutoff: the value, how it was chosen, and on what."""
     counts = {kind: len(distances_of(measured, kind)) for kind in KIND_LABELS}
-    near_passed = sum(d <= choice.value for d in distances_of(measured, "near_miss"))
     return {
         "value": choice.value,
         "method": choice.method,
@@ -126,7 +139,7 @@ def manifest_record(choice: Choice, measured: list[Measured]) -> dict:
         "near_miss": counts["near_miss"],
         "answerable_refused": choice.in_corpus_refused,
         "off_topic_passed": choice.off_topic_passed,
-        "near_miss_passed": near_passed,
+        "near_miss_passed": near_miss_passed(measured, choice.value),
         "separated": choice.separated,
         "margin_in_corpus": choice.margin_in_corpus,
         "margin_off_topic": choice.margin_off_topic,
@@ -134,14 +147,14 @@ def manifest_record(choice: Choice, measured: list[Measured]) -> dict:
     }
 
 
-def calibrate_index(index_dir: Path, questions_file: Path | None = None) -> float | None:
-    """Calibrate an index silently and record the cutoff in its manifest (called after `guide-tui index`)."""
-    retriever = Retriever(load_index(index_dir, rebuild_if_stale=False))
-    measured = measure(retriever, load_questions(questions_file).questions)
-    if not distances_of(measured, "answerable"):
+def calibrate_index(index_dir: Path, questions_file: Path | None = None, embedder: Embedder | None = None) -> float | None:
+    """Calibrate an index silently and record the cutoff in its manifest (called after `guide-tui index`,
+    which passes the embedder it built with rather than have the model loaded again)."""
+    retriever = Retriever(load_index(index_dir, embedder, rebuild_if_stale=False))
+    measured, choice = measure_and_choose(retriever, load_questions(questions_file).questions)
+    if choice is None:
         return None
-    choice = calibrate(measured)
-    set_cutoff(Path(index_dir), manifest_record(choice, measured))
+    record_cutoff(index_dir, choice, measured)
     return choice.value
 
 
@@ -156,10 +169,11 @@ def distance_table(measured: list[Measured], cutoff: float) -> Table:
     table.add_column("split")
     table.add_column("gate")
     table.add_column("question", overflow="fold")
+    cutoff_row = (Text(f"{cutoff:.4f}", style="bold red"), Text("── cutoff ──", style="bold red"), "", "", "")
     drawn = False
     for m in sorted(measured, key=lambda m: (m.best_distance, m.question.id)):
         if not drawn and m.best_distance > cutoff:
-            table.add_row(Text(f"{cutoff:.4f}", style="bold red"), Text("── cutoff ──", style="bold red"), "", "", "")
+            table.add_row(*cutoff_row)
             drawn = True
         passed = m.best_distance <= cutoff
         unexpected = (m.question.kind == "answerable") != passed and m.question.kind != "near_miss"
@@ -172,7 +186,7 @@ def distance_table(measured: list[Measured], cutoff: float) -> Table:
             Text(m.question.text),
         )
     if not drawn:
-        table.add_row(Text(f"{cutoff:.4f}", style="bold red"), Text("── cutoff ──", style="bold red"), "", "", "")
+        table.add_row(*cutoff_row)
     return table
 
 
@@ -260,10 +274,9 @@ def explanation(choice: Choice, measured: list[Measured]) -> list[str]:
         if margins:
             lines.append("margins: " + "; ".join(margins))
     if near:
-        near_passed = sum(d <= choice.value for d in near)
         lines.append(
-            f"near-miss questions are not separable by distance (by design): {near_passed} of {len(near)} pass this gate, "
-            "and the answerability check has to refuse them"
+            f"near-miss questions are not separable by distance (by design): {near_miss_passed(measured, choice.value)} "
+            f"of {len(near)} pass this gate, and the answerability check has to refuse them"
         )
     return lines
 
@@ -271,19 +284,16 @@ def explanation(choice: Choice, measured: list[Measured]) -> list[str]:
 def run_calibrate(index_dir: Path, write: bool = True, questions_file: Path | None = None) -> int:
     """`guide-tui calibrate`: the full report, then the cutoff written to the manifest (unless a dry run)."""
     console = Console(highlight=False)
-    index = load_index(index_dir, rebuild_if_stale=False)
-    for note in index.notes:
-        Console(stderr=True).print(Text(f"note: {note}"))
+    retriever = open_retriever(index_dir, rebuild_if_stale=False)
     try:
         questions = load_questions(questions_file).questions
     except (OSError, ValueError) as err:
         Console(stderr=True).print(Text(f"guide-tui: cannot read the labelled questions: {err}"))
         return 2
-    measured = measure(Retriever(index), questions)
-    if not distances_of(measured, "answerable"):
+    measured, choice = measure_and_choose(retriever, questions)
+    if choice is None:
         console.print("no answerable questions in the labelled set: nothing to calibrate on")
         return 1
-    choice = calibrate(measured)
     console.print(distance_table(measured, choice.value))
     console.print()
     for line in histogram(measured, choice.value, console.width):
@@ -292,10 +302,10 @@ def run_calibrate(index_dir: Path, write: bool = True, questions_file: Path | No
     console.print(split_summary(measured, choice.value))
     for line in explanation(choice, measured):
         console.print(Text(line))
-    previous = index.cutoff
+    previous = retriever.index.cutoff
     was = "none" if previous is None else f"{previous:.4f}"
     if write:
-        set_cutoff(Path(index_dir), manifest_record(choice, measured))
+        record_cutoff(index_dir, choice, measured)
         console.print(Text(f"cutoff {choice.value:.4f} written to {Path(index_dir) / 'manifest.json'} (was {was})"))
     else:
         console.print(Text(f"dry run: cutoff {choice.value:.4f} not written (the manifest keeps {was})"))
