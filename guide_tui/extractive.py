@@ -172,17 +172,14 @@ class Analysed:
         return float(np.log((len(self.by_chunk) + 1) / (count + 1)) + 1)
 
 
-_ANALYSED: dict[int, tuple[weakref.ref, Analysed]] = {}
+_ANALYSED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # LoadedIndex -> Analysed, dropped with the index
 
 
 def analysed(retriever: Retriever) -> Analysed:
     """The analysed sentences of the retriever's index (cached while the index lives)."""
-    key = id(retriever.index)
-    cached = _ANALYSED.get(key)
-    if cached is None or cached[0]() is not retriever.index:
-        cached = (weakref.ref(retriever.index), Analysed(retriever))
-        _ANALYSED[key] = cached
-    return cached[1]
+    if retriever.index not in _ANALYSED:
+        _ANALYSED[retriever.index] = Analysed(retriever)
+    return _ANALYSED[retriever.index]
 
 
 # ---------------------------------------------------------------- choosing the sentences that answer

@@ -78,7 +78,7 @@ class Unit:
         return f"{self.context}: {self.text}"
 
 
-@dataclass
+@dataclass(eq=False)  # compared and hashed by identity: caches keyed on the loaded index (extractive.analysed)
 class LoadedIndex:
     folder: Path
     manifest: dict
