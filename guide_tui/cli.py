@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from guide_tui.answering import GENERATORS
+from guide_tui.corpus import Corpus
 from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, IndexLoadError
 
 
@@ -18,6 +20,11 @@ def add_built_from_option(parser: argparse.ArgumentParser) -> None:
         "--corpus", dest="built_from", type=Path, default=None, metavar="DIR",
         help="check that the index was built from the guides in DIR (refuses an index of other guides)",
     )  # fmt: skip
+
+
+def add_generator_options(parser: argparse.ArgumentParser, default: str) -> None:
+    parser.add_argument("--generator", choices=GENERATORS, default=default)
+    parser.add_argument("--model", default=None, help="Ollama model (default: GUIDE_TUI_OLLAMA_MODEL or llama3.2)")
 
 
 def check_corpus_option(args: argparse.Namespace) -> None:
@@ -42,13 +49,17 @@ def read_questions(args: argparse.Namespace) -> list[str]:
     return questions
 
 
+def print_corpus_warnings(corpus: Corpus) -> None:
+    for problem in corpus.problems:
+        print(f"warning: {problem}", file=sys.stderr)
+
+
 def cmd_chunks(args: argparse.Namespace) -> int:
     from guide_tui.chunking import check_chunks, chunk_corpus, chunk_stats
     from guide_tui.corpus import load_corpus
 
     corpus = load_corpus(args.corpus)
-    for problem in corpus.problems:
-        print(f"warning: {problem}", file=sys.stderr)
+    print_corpus_warnings(corpus)
     chunks = chunk_corpus(corpus)
     print(chunk_stats(chunks))
     failures = check_chunks(chunks)
@@ -63,20 +74,21 @@ def cmd_index(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
     from guide_tui.calibration import calibrate_index
+    from guide_tui.embedding import Embedder
     from guide_tui.indexes import build_index
 
+    embedder = Embedder()  # one model load for the build and the calibration after it
     with Progress(transient=True) as progress:
-        task = progress.add_task("indexing", total=5)
+        task = progress.add_task("indexing", total=None)  # build_index reports its step count
 
         def report(step: str, done: int, total: int) -> None:
             progress.update(task, description=step, completed=done, total=total)
 
-        manifest, corpus = build_index(args.corpus, args.out, progress=report)
-    for problem in corpus.problems:
-        print(f"warning: {problem}", file=sys.stderr)
+        manifest, corpus = build_index(args.corpus, args.out, embedder=embedder, progress=report)
+    print_corpus_warnings(corpus)
     counts = manifest["counts"]
     print(f"indexed {counts['guides']} guides: {counts['chunks']} chunks, {counts['sentences']} sentence vectors -> {args.out}")
-    cutoff = calibrate_index(args.out)
+    cutoff = calibrate_index(args.out, embedder=embedder)
     if cutoff is not None:
         print(f"cutoff {cutoff:.4f} (calibrated on the labelled questions; details: guide-tui calibrate --index {args.out})")
     return 0
@@ -120,8 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="guide-tui", description=__doc__)
     add_index_option(parser)
     add_built_from_option(parser)
-    parser.add_argument("--generator", choices=["auto", "extractive", "ollama"], default="auto")
-    parser.add_argument("--model", default=None, help="Ollama model (default: GUIDE_TUI_OLLAMA_MODEL or llama3.2)")
+    add_generator_options(parser, default="auto")
     parser.set_defaults(func=cmd_app)
     sub = parser.add_subparsers(dest="command")
 
@@ -146,8 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_built_from_option(command)
         command.set_defaults(func=func)
     ask = sub.choices["ask"]
-    ask.add_argument("--generator", choices=["auto", "extractive", "ollama"], default="auto")
-    ask.add_argument("--model", default=None)
+    add_generator_options(ask, default="auto")
     ask.add_argument("--show-prompt", action="store_true", help="print the prompt exactly as sent to Ollama")
 
     calibrate = sub.add_parser("calibrate", help="set the relevance cutoff from the labelled questions")
@@ -159,8 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_index_option(evaluate)
     evaluate.add_argument("--questions", type=Path, default=None)
     evaluate.add_argument("--runs", type=int, default=1)
-    evaluate.add_argument("--generator", choices=["auto", "extractive", "ollama"], default="extractive")
-    evaluate.add_argument("--model", default=None)
+    add_generator_options(evaluate, default="extractive")
     evaluate.add_argument("--compare", type=Path, default=None, help="an earlier report to compare against")
     evaluate.add_argument("--out", type=Path, default=None, help="folder for the report (default: results/)")
     evaluate.set_defaults(func=cmd_eval)
