@@ -25,7 +25,7 @@ def retriever(bundled_index) -> Retriever:
 
 @pytest.fixture
 def fake_ollama(monkeypatch):
-    """A real HTTP server speaking Ollama's protocol; set `.scenario` (tests/fake_ollama.py SCENARIOS).
+    """A real HTTP server speaking Ollama's protocol; set `.scenario` (tests/fake_ollama.py ANSWERS or FAULTS).
 
     OLLAMA_HOST points at it and GUIDE_TUI_OLLAMA_MODEL is cleared, so code under test finds it
     the way it finds a real Ollama.

@@ -2,7 +2,7 @@
 
 No Ollama exists on the test machine, and a mock of the client would not show
 that timeouts, streaming and error statuses really work over a socket. Choose
-what the "model" does with `server.scenario` (see SCENARIOS); replies are canned
+what the "model" does with `server.scenario` (a name in ANSWERS or FAULTS); replies are canned
 answers about the real guides, streamed token by token (split after spaces) as
 NDJSON over chunked transfer encoding, exactly like `ollama serve`.
 """
@@ -32,14 +32,15 @@ ANSWERS = {
     "wrong_citation": WRONG_CITATION_SENTENCE,
     "refusal_with_citation": "I don't have enough information about that. [guide_kestrelford.md]",
 }
-SCENARIOS = {
-    **{name: "streams this canned answer" for name in ANSWERS},
+"""Scenarios that stream a canned answer (a test may add one with monkeypatch.setitem)."""
+FAULTS = {
     "disconnect": "streams a few tokens, then closes the socket mid-body",
     "stall": "streams a few tokens, then goes silent until the test ends",
     "hang": "never sends a response until the test ends",
     "garbage": "streams a few tokens, then a line that is not JSON",
     "server_error": "answers /api/chat with 500 and an Ollama error body",
 }
+"""Scenarios that fail the way a real Ollama can."""
 TOKENS_BEFORE_FAULT = 4
 DEFAULT_MODELS = ("llama3.2:latest",)
 MAX_HANG_SECONDS = 30.0  # even if nobody closes the server, a hanging handler gives up
@@ -71,6 +72,17 @@ class FakeOllama:
         self.httpd = QuietServer(("127.0.0.1", 0), self.handler_class())
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="fake-ollama", daemon=True)
+
+    @property
+    def scenario(self) -> str:
+        return self._scenario
+
+    @scenario.setter
+    def scenario(self, name: str) -> None:
+        """A misspelt name fails here, rather than quietly streaming a cut-short answer."""
+        if name not in ANSWERS and name not in FAULTS:
+            raise ValueError(f"no fake Ollama scenario {name!r}: use one of {', '.join([*ANSWERS, *FAULTS])}")
+        self._scenario = name
 
     def __enter__(self) -> FakeOllama:
         self.thread.start()
@@ -142,7 +154,7 @@ class OllamaHandler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         pieces = tokens(ANSWERS.get(scenario, FAITHFUL))
-        faulty = scenario not in ANSWERS
+        faulty = scenario in FAULTS
         for piece in pieces[:TOKENS_BEFORE_FAULT] if faulty else pieces:
             self.send_line(chunk_line(model, piece, done=False))
         if scenario == "disconnect":
