@@ -275,7 +275,8 @@ def read_chunks(folder: Path, manifest: dict) -> tuple[list[Chunk], list[Unit]]:
         raise IndexLoadError(f"{path} does not match the manifest (edited or truncated); {rebuild_hint(folder)}")
     chunks, stored_sentences = [], []
     try:
-        for line in raw.decode("utf-8").splitlines():
+        # one JSON record a "\n"-ended line; splitlines() would also cut at U+2028/U+2029 inside a guide's text
+        for line in raw.decode("utf-8").split("\n")[:-1]:
             row = json.loads(line)
             stored_sentences.extend(row.pop("sentences"))
             chunks.append(Chunk(**row))

@@ -139,3 +139,13 @@ def test_rebuild_keeps_other_files_and_replaces_index_files(workspace: Path, bun
     build_index(workspace / "corpus", folder, embedder=bundled_index.embedder)
     assert (folder / "notes.txt").read_text() == "mine"
     assert load(folder, bundled_index.embedder).notes == []
+
+
+def test_a_guide_with_unicode_line_separators_builds_an_index_that_loads(tmp_path: Path, bundled_index) -> None:
+    """JSON keeps U+2028/U+2029 raw inside a string; the chunk file is still one record a line."""
+    folder = tmp_path / "guides"
+    folder.mkdir()
+    (folder / "guide_sep.md").write_text("# Sep\n\n## A\n\nThe ferry\u2028leaves at 9am.\u2029It returns at noon.\n", encoding="utf-8")
+    build_index(folder, tmp_path / "idx", embedder=bundled_index.embedder)
+    loaded = load(tmp_path / "idx", bundled_index.embedder)
+    assert len(loaded.chunks) == 1 and "\u2028" in loaded.chunks[0].text
