@@ -88,7 +88,11 @@ def cmd_index(args: argparse.Namespace) -> int:
     print_corpus_warnings(corpus)
     counts = manifest["counts"]
     print(f"indexed {counts['guides']} guides: {counts['chunks']} chunks, {counts['sentences']} sentence vectors -> {args.out}")
-    cutoff = calibrate_index(args.out, embedder=embedder)
+    try:
+        cutoff = calibrate_index(args.out, embedder=embedder)
+    except (OSError, ValueError) as err:  # the index is built; only its gate is missing
+        print(f"guide-tui: built without a cutoff (no relevance gate): cannot read the labelled questions: {err}", file=sys.stderr)
+        return 1
     if cutoff is not None:
         print(f"cutoff {cutoff:.4f} (calibrated on the labelled questions; details: guide-tui calibrate --index {args.out})")
     return 0

@@ -82,3 +82,13 @@ def test_folder_without_guides_is_a_clear_error(tmp_path: Path, capsys) -> None:
         load_corpus(tmp_path)
     assert main(["chunks", "--corpus", str(tmp_path / "missing")]) == 2
     assert "corpus folder" in capsys.readouterr().err
+
+
+def test_index_with_unreadable_labelled_questions_says_so_without_traceback(tmp_path: Path, monkeypatch, capsys) -> None:
+    bad = tmp_path / "questions.toml"
+    bad.write_text("[[question]]\nid = 'x'\ntext = = broken\n", encoding="utf-8")
+    monkeypatch.setattr("guide_tui.questions.QUESTIONS_FILE", bad)
+    assert main(["index", "--corpus", str(BUNDLED_CORPUS), "--out", str(tmp_path / "idx")]) == 1
+    err = capsys.readouterr().err
+    assert "built without a cutoff" in err and "Traceback" not in err
+    assert load_index(tmp_path / "idx").cutoff is None
