@@ -92,14 +92,20 @@ def reading_order(quotes: list[Candidate]) -> list[list[Candidate]]:
     return [sorted(group, key=lambda q: q.row) for group in groups.values()]
 
 
-def extractive_text(quotes: list[Candidate]) -> list[str]:
+def extractive_text(quotes: list[Candidate], uncovered: list[str] = ()) -> list[str]:
     """The answer in pieces, one per quoted sentence (what on_text streams). Each chunk quoted gets a
-    line: a lead, then its sentences verbatim in quotation marks."""
+    line: a lead, then its sentences verbatim, a run of adjacent sentences in one pair of quotation
+    marks; then a line naming the parts of the question the guides do not answer."""
     pieces = []
     for ordered in reading_order(quotes):
         for n, quote in enumerate(ordered):
-            opening = ("\n" if pieces else "") + f'{guide_says(quote)} "' if n == 0 else " "
+            if n == 0:
+                opening = ("\n" if pieces else "") + f'{guide_says(quote)} "'
+            else:
+                opening = " " if quote.row == ordered[n - 1].row + 1 else '" … "'
             pieces.append(opening + quote.sentence.text + ('"' if n == len(ordered) - 1 else ""))
+    if uncovered:
+        pieces.append("\nThe guides do not say: " + "; ".join(part.rstrip("?") + "?" for part in uncovered))
     return pieces
 
 
@@ -153,7 +159,7 @@ def answer_question(
             return generated_answer(retriever, retrieval, model, emit, ollama)
         except OllamaUnavailable as err:
             fallback = f"{err}; answered extractively"
-    pieces = extractive_text(evidence.quotes)
+    pieces = extractive_text(evidence.quotes, evidence.uncovered)
     for piece in pieces:
         emit(piece)
     return Answer(

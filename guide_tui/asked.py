@@ -115,3 +115,56 @@ def asked_kinds(question: str) -> list[tuple[str, ...]]:
             groups.append(kinds)
             remaining = cue.sub(" ", remaining)
     return groups
+
+
+# ---------------------------------------------------------------- questions in several parts
+
+# A new part starts after "?" or ";", or at ", and"/" and"/", " followed by a word that opens a question
+# ("..., and can I stay overnight?", "how far is it and is there parking?").
+# An auxiliary opens a question only with a subject after it ("and is there", not "see and do in").
+WH_WORDS = "how what when where which who whose why"
+AUXILIARIES = "is are was were do does did can could will would should shall has have"
+SUBJECTS = "i we you there it they he she the a an any this that these those my our your its one people visitors"
+QUESTION_OPENER = rf"(?:{WH_WORDS.replace(' ', '|')})\b|(?:{AUXILIARIES.replace(' ', '|')})\s+(?:{SUBJECTS.replace(' ', '|')})\b"
+PART_BREAK = re.compile(
+    rf"(?<=[?;])\s+|\s*(?:,\s*(?:and|but|also|plus)?|\b(?:and|but|also|plus))\s+(?={QUESTION_OPENER})",
+    re.IGNORECASE,
+)
+WORD_IN_PART = re.compile(r"[A-Za-z0-9£]+")
+SHORTEST_PART = 3  # words, for a piece that opens like a question: "how early?" belongs to the part before it
+OPENS_A_QUESTION = re.compile(QUESTION_OPENER, re.IGNORECASE)
+
+
+def question_parts(question: str) -> list[str]:
+    """The question's parts, each a question of its own ("Which day is the tearoom shut, and can I stay
+    overnight?" -> two); a fragment too short to stand alone joins the part before it (or, first, after it)."""
+    parts: list[str] = []
+    lead = ""
+    for piece in PART_BREAK.split(question.strip()):
+        piece = piece.strip(" ,;")
+        if not piece:
+            continue
+        if len(WORD_IN_PART.findall(piece)) >= SHORTEST_PART + (not OPENS_A_QUESTION.match(piece)):
+            parts.append(f"{lead}, {piece}" if lead else piece)
+            lead = ""
+        elif parts:
+            parts[-1] = f"{parts[-1].rstrip('?')}, {piece}"
+        else:
+            lead = f"{lead}, {piece}" if lead else piece
+    if lead:
+        parts.append(lead)
+    return parts or [question]
+
+
+# A question asking for several things of one kind: "what is there to see", "which towns...", "highlights".
+LIST_CUE = _pattern(
+    r"\b(?:what|which)\s+(?:are\s+|were\s+)?(?:the\s+|some\s+|any\s+)?(?:\w+\s+)?(?:things|sights|places|options|attractions|walks|towns|villages|streets|pubs"
+    r"|cafes|cafés|restaurants|activities|spots|ways|sites|museums|hotels|beaches|routes|parts|areas)\b"
+    r"|\bwhat(?:'s|’s| is| else is)? there to\b|\bworth (?:seeing|doing|visiting)\b|\bhighlights?\b|\bmain sights\b"
+    r"|\bwhat (?:can|could|should) (?:i|we|you|one) (?:do|see|visit)\b|\blist\b|\bwhat .{0,40}\bare there\b"
+)
+
+
+def asks_for_a_list(question: str) -> bool:
+    """The question wants several items ("what's worth seeing", "which towns are hard in a wheelchair")."""
+    return bool(LIST_CUE.search(question))

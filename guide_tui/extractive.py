@@ -20,11 +20,11 @@ from __future__ import annotations
 import re
 import weakref
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from guide_tui.asked import DAY_AND_MONTH_NAMES, FOUND, KINDS_OF_WORD, SOFT_KINDS, asked_kinds
+from guide_tui.asked import DAY_AND_MONTH_NAMES, FOUND, KINDS_OF_WORD, SOFT_KINDS, asked_kinds, asks_for_a_list, question_parts
 from guide_tui.retrieval import Hit, Retrieval, Retriever, query_analyzer
 
 
@@ -105,6 +105,8 @@ class Analysed:
         self.chunk_shared = [copies[first] > 1 for first in retriever.same_as]
         self.places: dict[frozenset[str], Sentence] = {}
         texts = [(unit.chunk, unit.text) for unit in index.units]
+        self.known_words = {w for c in index.chunks for w in WORD.findall(c.text.lower())}
+        """Every word the guides use, titles and headings too: a name outside them is a place they never cover."""
         words_of = [list(dict.fromkeys(w for w in WORD.findall(text.lower()) if self.stem(w))) for _, text in texts]
         vocabulary = sorted({w for words in words_of for w in words})
         self.word_vector = dict(zip(vocabulary, self.embedder.encode(vocabulary)))
@@ -225,8 +227,9 @@ class Candidate:
     score: float
 
 
-def subject_of(question: str, facts: Analysed) -> Subject:
-    towns = facts.towns.found_in(question)
+def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = None) -> Subject:
+    """towns_asked: the whole question's towns, for a part that names none ("..., and can I stay there?")."""
+    towns = facts.towns.found_in(question) or set(towns_asked or ())
     kinds = asked_kinds(question)
     asked = {kind for group in kinds for kind in group}
     without_towns = facts.towns.masked(question)
@@ -346,12 +349,12 @@ PLACE_WEIGHT = 0.6  # share of the question's towns it is about
 REGION_SHARE = 1.0  # the share a region-wide sentence gets when the question names no town
 
 
-def candidates(subject: Subject, retrieval: Retrieval, facts: Analysed) -> list[Candidate]:
-    """Every sentence of the retrieved chunks, best first (the same text once, at its best chunk)."""
+def candidates(subject: Subject, hits: list[Hit], facts: Analysed) -> list[Candidate]:
+    """Every sentence of the given chunks, best first (the same text once, at its best chunk)."""
     found: dict[str, Candidate] = {}
     # a "why" answerable only by "because" is a weak sign: soft kinds count less in the ranking
     kind_strength = np.mean([kind_weight(group) for group in subject.kinds] or [1.0])
-    for hit in retrieval.hits:
+    for hit in hits:
         for row in facts.by_chunk[facts.chunk_row[hit.chunk.chunk_id]]:
             sentence = facts.sentences[row]
             if sentence.text in found:
@@ -380,26 +383,76 @@ COMPANION_MARGIN = 0.35  # another sentence is quoted too when it scores this cl
 COMPLETION_REACH = 2  # how many sentences away a missing kind of answer is looked for in the best one's chunk
 
 
+MAX_LIST_QUOTES = 4  # a list question quotes up to this many sentences of the section that answers it
+
+
 @dataclass(frozen=True)
 class Evidence:
     quotes: list[Candidate]  # what the extractive answer quotes, in order
     problem: str | None = None  # why the question cannot be answered from them (names no source)
+    uncovered: list[str] = field(default_factory=list)  # parts of the question the quotes do not answer
 
     @property
     def answerable(self) -> bool:
         return bool(self.quotes) and self.problem is None
 
 
+def usable_hits(retrieval: Retrieval) -> list[Hit]:
+    """The chunks an answer may use: those within the cutoff (the rows above the table's cutoff line)."""
+    return [hit for hit in retrieval.hits if not hit.above_cutoff]
+
+
 def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
-    """The sentence (or few) that answer the question, or why none does."""
+    """The sentences that answer each part of the question, or why none does."""
     facts = analysed(retriever)
-    subject = subject_of(retrieval.question, facts)
-    everything = candidates(subject, retrieval, facts)
+    hits = usable_hits(retrieval)
+    if not hits:
+        return Evidence([], "no retrieved chunk is within the cutoff")
+    towns = facts.towns.found_in(retrieval.question)
+    strangers = unknown_names(retrieval.question, facts)
+    if strangers:
+        return Evidence([], f"the guides never mention {', '.join(strangers)}")
+    quotes: list[Candidate] = []
+    problems, uncovered = [], []
+    for part in question_parts(retrieval.question):
+        found = part_evidence(subject_of(part, facts, towns), asks_for_a_list(part), hits, facts)
+        if found.problem:
+            problems.append(found.problem)
+            uncovered.append(part)
+        quoted = {q.sentence.text for q in quotes}
+        quotes += [q for q in found.quotes if q.sentence.text not in quoted] if not found.problem else []
+    if not quotes:
+        return Evidence([], problems[0] if problems else "nothing retrieved answers the question")
+    return Evidence(quotes, None, uncovered)
+
+
+NAME = re.compile(r"(?<![\w'’])[A-Z][\w'’-]*[a-z][\w'’-]*")
+SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"(]\s*)$")
+
+
+def unknown_names(question: str, facts: Analysed) -> list[str]:
+    """Capitalised words, not opening a sentence, that no guide uses in any form: "London", "Edinburgh"."""
+    found = []
+    for match in NAME.finditer(question):
+        word = match.group().rstrip("'’").removesuffix("'s").removesuffix("’s")
+        if SENTENCE_START.search(question[: match.start()]) or word in NOT_PLACES or re.match(r"I['’]", word):
+            continue
+        if not all(part in facts.known_words for part in WORD.findall(word.lower())):
+            found.append(word)
+    return list(dict.fromkeys(found))
+
+
+def part_evidence(subject: Subject, wants_list: bool, hits: list[Hit], facts: Analysed) -> Evidence:
+    """The sentence (or few) that answer one question, or why none does."""
+    everything = candidates(subject, hits, facts)
     ranked = [c for c in everything if c.allowed]
     if not ranked:
         return Evidence([], f"nothing retrieved is from the guides for {' or '.join(sorted(subject.towns)) or 'the region'}")
     best = ranked[0]
     quotes = [best] + completion(subject, best, facts)
+    if wants_list:
+        same_section = [c for c in ranked[1:] if c.sentence.chunk == best.sentence.chunk]
+        quotes += same_section[: MAX_LIST_QUOTES - len(quotes)]
     for other in ranked[1:]:
         if len(quotes) >= MAX_QUOTES:
             break
