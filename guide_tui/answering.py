@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from guide_tui.answerability import Verdict
 from guide_tui.extractive import Candidate, find_evidence
 from guide_tui.retrieval import Retrieval, Retriever
 
@@ -47,6 +48,7 @@ class Answer:
     fallback_reason: str | None = None  # why Ollama was not used, when it was asked for
     refusal_detail: str | None = None  # for answerability refusals: what the guides did not cover (names no source)
     invented_citations: list[str] = field(default_factory=list)  # files the model cited that it was not shown
+    verdicts: list[Verdict] = field(default_factory=list)  # answerability per part of the question: probability, features
 
     def sources(self) -> list[tuple[str, str]]:
         """(file, section) pairs in order of first citation; none for a refusal."""
@@ -69,6 +71,7 @@ class Answer:
             "refusal_reason": self.refusal_reason,
             "refusal_detail": self.refusal_detail,
             "fallback_reason": self.fallback_reason,
+            "answerability": [v.to_json() for v in self.verdicts],
         }
 
 
@@ -142,28 +145,33 @@ def answer_question(
     emit = on_text or (lambda piece: None)
     retrieval = retrieval or retriever.retrieve(question)
 
+    if not retrieval.question:
+        emit(REFUSAL)
+        verdict = Verdict("", 0.0, False, {}, "empty question")
+        return Answer("", True, REFUSAL, "extractive", retrieval, refusal_reason="empty question", verdicts=[verdict])
+    evidence = find_evidence(retriever, retrieval)
+
     def refuse(reason: str, detail: str | None = None) -> Answer:
         emit(REFUSAL)
-        return Answer(retrieval.question, True, REFUSAL, "extractive", retrieval, refusal_reason=reason, refusal_detail=detail)
+        return Answer(retrieval.question, True, REFUSAL, "extractive", retrieval, refusal_reason=reason,
+                      refusal_detail=detail, verdicts=evidence.verdicts)
 
-    if not retrieval.question:
-        return refuse("empty question")
     if not retrieval.gate.passed:
         return refuse("gate")
-    evidence = find_evidence(retriever, retrieval)
     if not evidence.answerable:
         return refuse("answerability", evidence.problem)
     fallback = None
     if generator != "extractive":
         try:
-            return generated_answer(retriever, retrieval, model, emit, ollama)
+            return generated_answer(retriever, retrieval, model, emit, ollama, evidence.verdicts)
         except OllamaUnavailable as err:
             fallback = f"{err}; answered extractively"
     pieces = extractive_text(evidence.quotes, evidence.uncovered)
     for piece in pieces:
         emit(piece)
     return Answer(
-        retrieval.question, False, "".join(pieces), "extractive", retrieval, citations_of(evidence.quotes), fallback_reason=fallback
+        retrieval.question, False, "".join(pieces), "extractive", retrieval, citations_of(evidence.quotes),
+        fallback_reason=fallback, verdicts=evidence.verdicts,
     )
 
 
@@ -176,7 +184,9 @@ class OllamaUnavailable(Exception):
         self.reason = reason
 
 
-def generated_answer(retriever: Retriever, retrieval: Retrieval, model: str | None, emit: OnText, host: str | None) -> Answer:
+def generated_answer(
+    retriever: Retriever, retrieval: Retrieval, model: str | None, emit: OnText, host: str | None, verdicts: list[Verdict]
+) -> Answer:
     """Ollama's answer, checked claim by claim (guide_tui.ollama_answerer); raises OllamaUnavailable to fall back."""
     try:
         from guide_tui import ollama_answerer
@@ -189,7 +199,7 @@ def generated_answer(retriever: Retriever, retrieval: Retrieval, model: str | No
     )
     label = f"ollama:{generated.model}"
     if generated.refused:
-        return Answer(retrieval.question, True, REFUSAL, label, retrieval, refusal_reason="model")
+        return Answer(retrieval.question, True, REFUSAL, label, retrieval, refusal_reason="model", verdicts=verdicts)
     if not generated.citations:  # nothing it said is in the guides: not an answer this app gives
         raise OllamaUnavailable(f"{label}'s answer had no support in the retrieved guides")
     return Answer(
@@ -201,4 +211,5 @@ def generated_answer(retriever: Retriever, retrieval: Retrieval, model: str | No
         list(generated.citations),
         list(generated.unsupported),
         invented_citations=list(generated.invented_citations),
+        verdicts=verdicts,
     )

@@ -22,6 +22,9 @@ COUNT_WORDS = (
 PRICE_WORDS = "cost costs charge charges price prices fee fees fare fares pay paying expensive cheap cheaper cheapest"
 """Words that ask for a price, and that a sentence giving a price covers (KIND_WORDS adds "paid")."""
 
+AMOUNT_WORDS = "cost costs price prices fee fees fare fares charge charges"
+"""Words that ask how much money: a sentence must give an amount ("£2", "free"), not just talk of prices."""
+
 NUMBER_WORD = rf"(?:\d+|{'|'.join(COUNT_WORDS)}|a|an|a few|a couple of|half an?)"
 MONTHS = "|".join(month.lower() for month in MONTH_NAMES)
 WEEKDAYS = rf"(?:{'|'.join(day.lower().removesuffix('day') for day in WEEKDAY_NAMES)})days?"
@@ -44,6 +47,11 @@ FOUND = {
     "price": _pattern(
         r"£\s?\d|\bfree\b|\bcosts?\b|\bcosts? nothing\b|\bcheap\w*|\bexpensive\b|\bprices?\b|\bcharges?\b|\bfares?\b"
         r"|\boverpriced\b"
+    ),
+    "amount": _pattern(r"£\s?\d|\b\d+p\b|\bfree\b|\bcosts? nothing\b|\bno charge\b|\bpounds?\b|\bhalf price\b"),
+    "measure": _pattern(
+        r"\b\d+(?:\.\d+)?\s?(?:m|ft|metres?|meters?|feet|foot|storeys?|stories|floors?|steps)\b"
+        rf"|\b(?:{'|'.join(COUNT_WORDS)})[ -](?:metres?|meters?|feet|foot|storeys?|stories|floors?|steps)\b"
     ),
     "duration": _pattern(
         rf"(?<!every )\b{NUMBER_WORD}[ -](?:minutes?|hours?|days?|nights?|weeks?|months?|years?)\b"
@@ -70,12 +78,10 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (_pattern(r"\bhow long\b"), ("duration", "distance")),  # "how long is the river walk": 4 miles or 2 hours
     (_pattern(r"\bhow far\b"), ("distance", "duration")),
     (_pattern(r"\bhow often\b|\bhow frequent"), ("frequency",)),
-    (
-        _pattern(
-            rf"\bhow much (?:does|do|is|are|will|would|did)\b|\b(?:{'|'.join(PRICE_WORDS.split())})\b"
-        ),
-        ("price",),
-    ),
+    (_pattern(rf"\bhow much (?:does|do|is|are|will|would|did)\b|\b(?:{'|'.join(AMOUNT_WORDS.split())})\b"), ("amount",)),
+    (_pattern(rf"\b(?:{'|'.join(PRICE_WORDS.split())})\b"), ("price",)),  # "is it expensive?": "priced for tourists" will do
+    (_pattern(r"\bhow (?:tall|high|deep|wide|heavy|steep)\b|\b(?:height|depth|width)\b"), ("measure",)),
+    (_pattern(r"\bcalled\b|\bnamed?\b|\bwhat(?:'s|’s| is) (?:the|its) name\b"), ("name",)),
     (_pattern(r"\bhow (?:many|much)\b"), ("number",)),
     (
         _pattern(

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from guide_tui.answerability import Verdict, shipped_model
 from guide_tui.asked import DAY_AND_MONTH_NAMES, FOUND, KINDS_OF_WORD, SOFT_KINDS, asked_kinds, asks_for_a_list, question_parts
 from guide_tui.retrieval import Hit, Retrieval, Retriever, query_analyzer
 
@@ -225,6 +226,7 @@ class Candidate:
     kinds_found: float  # share of the asked-for kind groups the sentence gives
     similarity: float  # cosine of the question and sentence vectors, town names masked in both
     score: float
+    teacher: float = 0.0  # the teacher model's cosine of question and sentence (0 without the teacher)
 
 
 def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = None) -> Subject:
@@ -292,6 +294,8 @@ def names_places(text: str, subject: Subject, facts: Analysed) -> bool:
 def gives(kind: str, sentence: Sentence, subject: Subject, facts: Analysed) -> bool:
     """The sentence gives this kind of answer; a place may also be the town its guide is about, which
     the answer's lead names ("Halden Bay's guide says: ...stepped lanes... hard work with a pushchair")."""
+    if kind == "name":
+        return names_places(sentence.text, subject, facts)
     if kind != "place":
         return bool(FOUND[kind].search(sentence.text))
     by_guide = sentence.guide_town not in (None, *subject.towns) and not sentence.shared
@@ -347,10 +351,12 @@ SIMILARITY_WEIGHT = 1.0  # its similarity to the question
 RANK_WEIGHT = 0.1  # over the rank of its chunk in retrieval
 PLACE_WEIGHT = 0.6  # share of the question's towns it is about
 REGION_SHARE = 1.0  # the share a region-wide sentence gets when the question names no town
+TEACHER_SENTENCE_WEIGHT = 2.0  # the teacher's cosine of question and sentence
 
 
-def candidates(subject: Subject, hits: list[Hit], facts: Analysed) -> list[Candidate]:
-    """Every sentence of the given chunks, best first (the same text once, at its best chunk)."""
+def candidates(subject: Subject, hits: list[Hit], facts: Analysed, teacher: np.ndarray | None = None) -> list[Candidate]:
+    """Every sentence of the given chunks, best first (the same text once, at its best chunk).
+    teacher: the teacher model's cosine of the question with every unit (None without the teacher)."""
     found: dict[str, Candidate] = {}
     # a "why" answerable only by "because" is a weak sign: soft kinds count less in the ranking
     kind_strength = np.mean([kind_weight(group) for group in subject.kinds] or [1.0])
@@ -364,19 +370,24 @@ def candidates(subject: Subject, hits: list[Hit], facts: Analysed) -> list[Candi
             covered_share = float(subject.weights @ counted / subject.weights.sum()) if len(covered) else 0.0
             kinds = kinds_found(subject, [sentence], facts)
             similarity = float(facts.sentence_vectors[row] @ subject.vector)
+            teacher_similarity = 0.0 if teacher is None else float(teacher[row])
             score = (
-                COVERAGE_WEIGHT * covered_share
+                TEACHER_SENTENCE_WEIGHT * teacher_similarity
+                + COVERAGE_WEIGHT * covered_share
                 + KIND_WEIGHT * kinds * kind_strength
                 + SIMILARITY_WEIGHT * similarity
                 + RANK_WEIGHT / hit.rank
                 + PLACE_WEIGHT * place_match(subject, sentence)
             )
             allowed = facts.about(subject.towns, sentence)
-            found[sentence.text] = Candidate(hit, sentence, row, allowed, subject.share(covered), kinds, similarity, score)
+            found[sentence.text] = Candidate(
+                hit, sentence, row, allowed, subject.share(covered), kinds, similarity, score, teacher_similarity
+            )
     return sorted(found.values(), key=lambda c: (-c.score, c.hit.rank))
 
 
 MAX_QUOTES = 3
+TEACHER_COMPANION_MARGIN = 0.1  # another sentence is quoted too when the teacher finds it this close to the question as the best
 COMPANION_MARGIN = 0.35  # another sentence is quoted too when it scores this close to the best, covering as
 # much and restating the question, or when it is from another guide and covers the whole subject
 # (the guides may disagree: quote both)
@@ -391,6 +402,7 @@ class Evidence:
     quotes: list[Candidate]  # what the extractive answer quotes, in order
     problem: str | None = None  # why the question cannot be answered from them (names no source)
     uncovered: list[str] = field(default_factory=list)  # parts of the question the quotes do not answer
+    verdicts: list[Verdict] = field(default_factory=list)  # the answerability model's word on each part
 
     @property
     def answerable(self) -> bool:
@@ -406,24 +418,30 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
     """The sentences that answer each part of the question, or why none does."""
     facts = analysed(retriever)
     hits = usable_hits(retrieval)
-    if not hits:
-        return Evidence([], "no retrieved chunk is within the cutoff")
-    towns = facts.towns.found_in(retrieval.question)
     strangers = unknown_names(retrieval.question, facts)
-    if strangers:
-        return Evidence([], f"the guides never mention {', '.join(strangers)}")
+    if strangers or not hits:
+        reason = f"the guides never mention {', '.join(strangers)}" if strangers else "no retrieved chunk is within the cutoff"
+        return Evidence([], reason, verdicts=[Verdict(retrieval.question, 0.0, False, {}, reason)])
+    towns: set[str] = set()  # the towns named so far: "..., and what does parking cost once I'm there?"
     quotes: list[Candidate] = []
-    problems, uncovered = [], []
-    for part in question_parts(retrieval.question):
-        found = part_evidence(subject_of(part, facts, towns), asks_for_a_list(part), hits, facts)
+    verdicts, uncovered = [], []
+    parts = question_parts(retrieval.question)
+    teacher = retriever.teacher if retrieval.teacher_query is not None else None
+    part_vectors = [retrieval.teacher_query] if len(parts) == 1 or teacher is None else list(teacher.encode(parts))
+    for part, part_vector in zip(parts, part_vectors):
+        similarities = None if part_vector is None else retriever.index.teacher_vectors @ part_vector
+        subject = subject_of(part, facts, towns)
+        towns = subject.towns
+        found = part_evidence(part, subject, hits, facts, similarities)
+        verdicts += found.verdicts
         if found.problem:
-            problems.append(found.problem)
             uncovered.append(part)
+            continue
         quoted = {q.sentence.text for q in quotes}
-        quotes += [q for q in found.quotes if q.sentence.text not in quoted] if not found.problem else []
+        quotes += [q for q in found.quotes if q.sentence.text not in quoted]
     if not quotes:
-        return Evidence([], problems[0] if problems else "nothing retrieved answers the question")
-    return Evidence(quotes, None, uncovered)
+        return Evidence([], next(v.reason for v in verdicts if v.reason), verdicts=verdicts)
+    return Evidence(quotes, None, uncovered, verdicts)
 
 
 NAME = re.compile(r"(?<![\w'’])[A-Z][\w'’-]*[a-z][\w'’-]*")
@@ -442,29 +460,48 @@ def unknown_names(question: str, facts: Analysed) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def part_evidence(subject: Subject, wants_list: bool, hits: list[Hit], facts: Analysed) -> Evidence:
-    """The sentence (or few) that answer one question, or why none does."""
-    everything = candidates(subject, hits, facts)
+def part_evidence(part: str, subject: Subject, hits: list[Hit], facts: Analysed, teacher: np.ndarray | None) -> Evidence:
+    """The sentence (or few) that answer one question, or why none does, with the model's verdict."""
+    everything = candidates(subject, hits, facts, teacher)
     ranked = [c for c in everything if c.allowed]
     if not ranked:
-        return Evidence([], f"nothing retrieved is from the guides for {' or '.join(sorted(subject.towns)) or 'the region'}")
-    best = ranked[0]
-    quotes = [best] + completion(subject, best, facts)
-    if wants_list:
-        same_section = [c for c in ranked[1:] if c.sentence.chunk == best.sentence.chunk]
-        quotes += same_section[: MAX_LIST_QUOTES - len(quotes)]
+        reason = f"nothing retrieved is from the guides for {' or '.join(sorted(subject.towns)) or 'the region'}"
+        return Evidence([], reason, verdicts=[Verdict(part, 0.0, False, {}, reason)])
+    if asks_for_a_list(part):
+        quotes = list_quotes(ranked)
+        best = quotes[0]
+    else:
+        best = ranked[0]
+        quotes = [best] + completion(subject, best, facts, teacher)
     for other in ranked[1:]:
         if len(quotes) >= MAX_QUOTES:
             break
         as_good = other.share >= best.share and other.share > 0 and other.kinds_found >= best.kinds_found
         close = other.score >= best.score - COMPANION_MARGIN
         another_guide = other.share == 1.0 and other.hit.chunk.file not in {q.hit.chunk.file for q in quotes}
-        if as_good and (close or another_guide) and other.sentence.text not in {q.sentence.text for q in quotes}:
+        near = other.teacher >= best.teacher - TEACHER_COMPANION_MARGIN and other.kinds_found >= best.kinds_found
+        if ((as_good and (close or another_guide)) or near) and other.sentence.text not in {q.sentence.text for q in quotes}:
             quotes.append(other)
-    return Evidence(quotes, why_unanswerable(subject, quotes, everything, facts))
+    features = answerability_features(subject, quotes, everything, facts)
+    model = shipped_model()
+    probability = model.probability(features)
+    if probability >= model.threshold:
+        return Evidence(quotes, verdicts=[Verdict(part, probability, True, features)])
+    reason = why_unanswerable(subject, quotes, everything, facts) or "the retrieved sentences do not answer it"
+    return Evidence(quotes, reason, verdicts=[Verdict(part, probability, False, features, reason)])
 
 
-def completion(subject: Subject, best: Candidate, facts: Analysed) -> list[Candidate]:
+def list_quotes(ranked: list[Candidate]) -> list[Candidate]:
+    """For a list question: the best sentences of the section whose best few sentences score highest
+    together (a list is usually one section: "What to see"), best first."""
+    by_chunk: dict[int, list[Candidate]] = {}
+    for candidate in ranked:
+        by_chunk.setdefault(candidate.sentence.chunk, []).append(candidate)
+    section = max(by_chunk.values(), key=lambda group: sum(c.score for c in group[:MAX_LIST_QUOTES]))
+    return section[:MAX_LIST_QUOTES]
+
+
+def completion(subject: Subject, best: Candidate, facts: Analysed, teacher: np.ndarray | None) -> list[Candidate]:
     """A nearby sentence of the same chunk giving the kind of answer the best one lacks ("the coastal
     path is closed in high wind" needs the sentence before it to say which coastal path)."""
     if best.kinds_found == 1.0:
@@ -479,8 +516,37 @@ def completion(subject: Subject, best: Candidate, facts: Analysed) -> list[Candi
                     covered = coverage(subject, sentence, facts)
                     similarity = float(facts.sentence_vectors[rows[n]] @ subject.vector)
                     return [Candidate(best.hit, sentence, rows[n], True, subject.share(covered),
-                                      kinds_found(subject, [sentence], facts), similarity, best.score)]
+                                      kinds_found(subject, [sentence], facts), similarity, best.score,
+                                      0.0 if teacher is None else float(teacher[rows[n]]))]
     return []
+
+
+def answerability_features(subject: Subject, quotes: list[Candidate], everything: list[Candidate], facts: Analysed) -> dict[str, float]:
+    """What the answerability model weighs (answerability.FEATURES), measured on the chosen quotes."""
+    best = quotes[0]
+    known_here = coverage(subject, facts.place_evidence(subject.towns), facts) >= SIMILAR_WORD
+    known_anywhere = coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD
+    named = np.array([w in subject.named for w in subject.words], dtype=bool)
+    place = facts.place_evidence(subject.towns)
+    literal_here = np.array([facts.stem(w) in place.stems or same_root(w, place) for w in subject.words], dtype=bool)
+    rivals = any(
+        not c.allowed and not c.sentence.towns & subject.towns and c.kinds_found >= best.kinds_found and c.share > best.share
+        for c in everything
+    )
+    unknown_here = subject.weight_of(~known_here) if subject.words else 0.0
+    return {
+        "unknown_anywhere": subject.weight_of(~known_anywhere) if subject.words else 0.0,
+        "unknown_here": unknown_here,
+        "literal_unknown_here": subject.weight_of(~literal_here) if subject.words else 0.0,
+        "named_unknown_here": subject.weight_of(~known_here & named) if subject.words else 0.0,
+        "coverage": best.share if subject.words else 0.0,
+        "similarity": best.similarity,
+        "teacher": best.teacher,
+        "kind_missing": 1.0 - kinds_found(subject, [q.sentence for q in quotes], facts, hard_only=True),
+        "other_place": float(rivals),
+        "yes_no_unknown": unknown_here if subject.yes_no else 0.0,
+        "no_subject": float(not subject.words),
+    }
 
 
 def why_unanswerable(subject: Subject, quotes: list[Candidate], everything: list[Candidate], facts: Analysed) -> str | None:

@@ -5,6 +5,7 @@ An index folder holds
   chunks.jsonl       one chunk a line, with its sentences (the vector side's units)
   vectors.usearch    one cosine vector per sentence; key = sentence number
   keyword/           tantivy index of the chunks (English stemming)
+  teacher_vectors.npy  the teacher model's vector of every sentence (float16), for second-stage scoring
 Loading checks every one of them against the manifest and raises IndexLoadError
 with the command that fixes the problem, never a library traceback.
 """
@@ -36,7 +37,9 @@ MANIFEST = "manifest.json"
 CHUNKS = "chunks.jsonl"
 VECTORS = "vectors.usearch"
 KEYWORD_DIR = "keyword"
+TEACHER_VECTORS = "teacher_vectors.npy"
 LIBRARIES = ("tantivy", "usearch", "model2vec", "numpy")
+TEACHER_DIMS = 384
 # Searches are exact (brute force over the stored vectors), so the HNSW graph only needs to be
 # cheap to build: a sparse graph keeps a 5 MB guide's ~150k sentences to seconds, single-threaded.
 USEARCH_OPTIONS = {"metric": "cos", "dtype": "f32", "connectivity": 8, "expansion_add": 32}
@@ -89,6 +92,7 @@ class LoadedIndex:
     embedder: Embedder
     notes: list[str] = field(default_factory=list)  # things the user should see (stale, rebuilt in memory)
     keyword_copy: tempfile.TemporaryDirectory | None = None  # where `keyword` was opened from; lives as long as it
+    teacher_vectors: np.ndarray | None = None  # per unit, the teacher's vector (None: built without the teacher)
 
     @property
     def cutoff(self) -> float | None:
@@ -133,6 +137,29 @@ def build_vectors(units: list[Unit], embedder: Embedder):
     return index
 
 
+def build_teacher_vectors(units: list[Unit], teacher) -> np.ndarray:
+    """The teacher's vector of every unit's embedded text, each distinct text encoded once."""
+    texts = [u.embedded_text for u in units]
+    distinct = list(dict.fromkeys(texts))
+    encoded = teacher.encode(distinct) if distinct else np.zeros((0, TEACHER_DIMS), dtype=np.float32)
+    row = {text: n for n, text in enumerate(distinct)}
+    return encoded[[row[t] for t in texts]].astype(np.float16).reshape(len(units), encoded.shape[1])
+
+
+def load_teacher(wanted: bool, teacher=None):
+    """The teacher model to build with: the one given, the bundled one, or None when not wanted."""
+    if not wanted:
+        return None
+    if teacher is not None:
+        return teacher
+    from guide_tui.teacher import Teacher, TeacherError
+
+    try:
+        return Teacher()
+    except TeacherError as err:
+        raise IndexLoadError(f"{err}; or build without it: guide-tui index --no-teacher") from err
+
+
 def build_keyword(chunks: list[Chunk], path: str | None):
     import tantivy
 
@@ -150,7 +177,9 @@ def build_keyword(chunks: list[Chunk], path: str | None):
     return index
 
 
-def make_manifest(corpus: Corpus, corpus_dir: Path, chunks: list[Chunk], units: list[Unit], embedder: Embedder, cutoff: dict | None) -> dict:
+def make_manifest(
+    corpus: Corpus, corpus_dir: Path, chunks: list[Chunk], units: list[Unit], embedder: Embedder, cutoff: dict | None, teacher=None
+) -> dict:
     return {
         "format_version": FORMAT_VERSION,
         "chunker_version": CHUNKER_VERSION,
@@ -160,6 +189,7 @@ def make_manifest(corpus: Corpus, corpus_dir: Path, chunks: list[Chunk], units: 
         "problems": [str(p) for p in corpus.problems],
         "model": {"name": "model2vec distilled from all-MiniLM-L6-v2", "sha256": embedder.sha256, "dims": embedder.dims},
         "vector_unit": VECTOR_UNIT,
+        "teacher": None if teacher is None else {"name": "all-MiniLM-L6-v2 (numpy)", "sha256": teacher.sha256},
         "usearch": USEARCH_OPTIONS,
         "libraries": {name: version(name) for name in LIBRARIES},
         "counts": {"guides": len(corpus.guides), "chunks": len(chunks), "sentences": len(units)},
@@ -181,15 +211,19 @@ def build_index(
     embedder: Embedder | None = None,
     progress: Callable[[str, int, int], None] = lambda step, done, total: None,
     cutoff: dict | None = None,
+    with_teacher: bool = True,
+    teacher=None,
 ) -> tuple[dict, Corpus]:
-    """Build every index file for a corpus into out_dir (written beside, then swapped in)."""
+    """Build every index file for a corpus into out_dir (written beside, then swapped in).
+    with_teacher: also store the teacher model's sentence vectors (second-stage scoring)."""
     corpus_dir, out_dir = Path(corpus_dir), Path(out_dir)
-    steps = 5
+    steps = 6
     progress("reading guides", 0, steps)
     corpus = load_corpus(corpus_dir)
     chunks = chunk_corpus(corpus)
     units = chunk_units(chunks)
     embedder = embedder or Embedder()
+    teacher = load_teacher(with_teacher, teacher)
     if out_dir.exists() and not out_dir.is_dir():
         raise IndexLoadError(f"cannot write the index to {out_dir}: it is a file, not a folder; choose another --out")
     try:
@@ -201,20 +235,27 @@ def build_index(
         progress("embedding sentences", 1, steps)
         vectors = build_vectors(units, embedder)
         vectors.save(str(staging / VECTORS))
-        progress("keyword index", 2, steps)
+        checksums = {VECTORS: sha256_file(staging / VECTORS)}
+        if teacher is not None:
+            progress("teacher vectors", 2, steps)
+            np.save(staging / TEACHER_VECTORS, build_teacher_vectors(units, teacher), allow_pickle=False)
+            checksums[TEACHER_VECTORS] = sha256_file(staging / TEACHER_VECTORS)
+        progress("keyword index", 3, steps)
         (staging / KEYWORD_DIR).mkdir()
         build_keyword(chunks, str(staging / KEYWORD_DIR))
-        progress("writing chunks", 3, steps)
+        progress("writing chunks", 4, steps)
         by_chunk: list[list[str]] = [[] for _ in chunks]
         for unit in units:
             by_chunk[unit.chunk].append(unit.text)
         with open(staging / CHUNKS, "w", encoding="utf-8") as out:
             for chunk, texts in zip(chunks, by_chunk):
                 out.write(json.dumps(chunk.to_json() | {"sentences": texts}, ensure_ascii=False) + "\n")
-        manifest = make_manifest(corpus, Path(corpus_path_for_manifest(corpus_dir, out_dir)), chunks, units, embedder, cutoff)
-        manifest["checksums"] = {VECTORS: sha256_file(staging / VECTORS), CHUNKS: sha256_file(staging / CHUNKS)}
+        checksums[CHUNKS] = sha256_file(staging / CHUNKS)
+        corpus_path = Path(corpus_path_for_manifest(corpus_dir, out_dir))
+        manifest = make_manifest(corpus, corpus_path, chunks, units, embedder, cutoff, teacher)
+        manifest["checksums"] = checksums
         write_manifest(staging, manifest)
-        progress("swapping in", 4, steps)
+        progress("swapping in", 5, steps)
         swap_in(staging, out_dir)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -225,13 +266,14 @@ def build_index(
 def swap_in(staging: Path, out_dir: Path) -> None:
     """Replace the index files in out_dir with the staged ones, leaving anything else (the model) alone."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    for name in (VECTORS, CHUNKS, KEYWORD_DIR, MANIFEST):
+    for name in (VECTORS, TEACHER_VECTORS, CHUNKS, KEYWORD_DIR, MANIFEST):
         target = out_dir / name
         if target.is_dir():
             shutil.rmtree(target)
         elif target.exists():
             target.unlink()
-        shutil.move(str(staging / name), str(target))
+        if (staging / name).exists():
+            shutil.move(str(staging / name), str(target))
 
 
 def write_manifest(folder: Path, manifest: dict) -> None:
@@ -308,6 +350,24 @@ def read_vectors(folder: Path, manifest: dict, units: list[Unit], dims: int):
     return index
 
 
+def read_teacher_vectors(folder: Path, manifest: dict, units: list[Unit]) -> np.ndarray | None:
+    """The teacher's sentence vectors, when the index was built with them (checked, then memory-mapped)."""
+    if not manifest.get("teacher"):
+        return None
+    path = folder / TEACHER_VECTORS
+    if not path.is_file():
+        raise IndexLoadError(f"{path} is missing; {rebuild_hint(folder)}")
+    if sha256_file(path) != manifest.get("checksums", {}).get(TEACHER_VECTORS):
+        raise IndexLoadError(f"{path} does not match the manifest (truncated or replaced); {rebuild_hint(folder)}")
+    try:
+        vectors = np.load(path, mmap_mode="r", allow_pickle=False)
+    except (ValueError, OSError) as err:
+        raise IndexLoadError(f"{path} could not be read ({err}); {rebuild_hint(folder)}") from err
+    if vectors.ndim != 2 or len(vectors) != len(units):
+        raise IndexLoadError(f"{path} holds {len(vectors)} vectors, chunks.jsonl has {len(units)} sentences; {rebuild_hint(folder)}")
+    return vectors
+
+
 def read_keyword(folder: Path, chunks: list[Chunk]) -> tuple[object, tempfile.TemporaryDirectory]:
     """The tantivy index, opened from a private copy: tantivy creates and locks a lock file in the
     folder it opens, so opening it in place writes into the index folder, and fails when that
@@ -350,8 +410,11 @@ def load_index(folder: Path | None = None, embedder: Embedder | None = None, reb
         )
     chunks, units = read_chunks(folder, manifest)
     vectors = read_vectors(folder, manifest, units, embedder.dims)
+    teacher_vectors = read_teacher_vectors(folder, manifest, units)
     keyword, keyword_copy = read_keyword(folder, chunks)
-    loaded = LoadedIndex(folder, manifest, chunks, units, vectors, keyword, embedder, keyword_copy=keyword_copy)
+    loaded = LoadedIndex(
+        folder, manifest, chunks, units, vectors, keyword, embedder, keyword_copy=keyword_copy, teacher_vectors=teacher_vectors
+    )
     corpus_dir = resolve_corpus(folder, manifest)
     if not corpus_dir.is_dir():
         loaded.notes.append(f"corpus folder {corpus_dir} not found; cannot tell whether the index is current")
@@ -363,7 +426,7 @@ def load_index(folder: Path | None = None, embedder: Embedder | None = None, reb
             loaded.notes.append(f"{note}; {rebuild_hint(folder, corpus_dir)}")
             return loaded
         try:
-            loaded = build_in_memory(corpus_dir, embedder, manifest.get("cutoff"))
+            loaded = build_in_memory(corpus_dir, embedder, manifest.get("cutoff"), with_teacher=bool(manifest.get("teacher")))
         except CorpusError as err:
             raise IndexLoadError(f"{note}, and the corpus cannot be read: {err}; fix or restore the guides in {corpus_dir}") from err
         loaded.notes.append(f"{note}; rebuilt in memory for this session ({rebuild_hint(folder, corpus_dir)} to save it)")
@@ -403,13 +466,17 @@ def describe_changes(built: dict[str, str], now: dict[str, str]) -> str:
     return "; ".join(parts)
 
 
-def build_in_memory(corpus_dir: Path, embedder: Embedder, cutoff: dict | None = None) -> LoadedIndex:
+def build_in_memory(corpus_dir: Path, embedder: Embedder, cutoff: dict | None = None, with_teacher: bool = True) -> LoadedIndex:
     """The same index as build_index, held in memory: for stale or read-only situations."""
     corpus = load_corpus(corpus_dir)
     chunks = chunk_corpus(corpus)
     units = chunk_units(chunks)
-    manifest = make_manifest(corpus, corpus_dir, chunks, units, embedder, cutoff) | {"in_memory": True}
-    return LoadedIndex(corpus_dir, manifest, chunks, units, build_vectors(units, embedder), build_keyword(chunks, None), embedder)
+    teacher = load_teacher(with_teacher)
+    manifest = make_manifest(corpus, corpus_dir, chunks, units, embedder, cutoff, teacher) | {"in_memory": True}
+    return LoadedIndex(
+        corpus_dir, manifest, chunks, units, build_vectors(units, embedder), build_keyword(chunks, None), embedder,
+        teacher_vectors=None if teacher is None else build_teacher_vectors(units, teacher),
+    )
 
 
 def set_cutoff(folder: Path, cutoff: dict) -> None:

@@ -42,6 +42,14 @@ ASKED_VALUE_BONUS = 0.1
 time, "how much" -> a price): within one town's guide several sections mention the farm shop,
 one says when it shuts."""
 
+TEACHER_POOL = 20
+"""How many chunks, best first by the fused score, the teacher model re-scores (the second stage)."""
+TEACHER_WEIGHT = 1.5
+"""Added to a pooled chunk's fused score times its best sentence's teacher similarity, scaled to 0..1
+over the pool: the teacher (all-MiniLM-L6-v2) reads word order and phrasing the static vectors cannot
+("how many people live there" ~ "a village of 300"). Chosen on the project's questions and the odd half
+of the dev set (benchmarks/retrieval.py)."""
+
 VALUE_KINDS = [kind for kind in FOUND if kind not in SOFT_KINDS]
 """Kinds of value (asked.FOUND) that earn ASKED_VALUE_BONUS: a chunk gets it when its body holds the
 first kind (the main reading) of a group the question asks for, "when"'s group aside. 60 of the 84
@@ -59,6 +67,7 @@ class Hit:
     fused_score: float
     matched_sentence: str
     above_cutoff: bool  # True when this chunk's distance is beyond the cutoff (shown dimmed)
+    teacher_similarity: float | None = None  # cosine of question and best sentence by the teacher (None: not pooled)
 
     def to_json(self) -> dict:
         return {
@@ -69,6 +78,7 @@ class Hit:
             "vector_distance": round(self.vector_distance, 4),
             "keyword_score": round(self.keyword_score, 4),
             "fused_score": round(self.fused_score, 4),
+            "teacher_similarity": None if self.teacher_similarity is None else round(self.teacher_similarity, 4),
             "above_cutoff": self.above_cutoff,
         }
 
@@ -92,6 +102,7 @@ class Retrieval:
     question: str
     hits: list[Hit]
     gate: Gate
+    teacher_query: np.ndarray | None = None  # the question's teacher vector, for scoring sentences (None: no teacher)
 
     def to_json(self) -> dict:
         return {"question": self.question, "retrieved": [h.to_json() for h in self.hits], "gate": self.gate.to_json()}
@@ -168,6 +179,32 @@ class Retriever:
         ).reshape(len(chunks), len(VALUE_KINDS))
         first_with_body: dict[str, int] = {}
         self.same_as = [first_with_body.setdefault(c.body, n) for n, c in enumerate(chunks)]
+        self.units_of = np.split(np.arange(len(index.units)), np.flatnonzero(np.diff(self.unit_chunk)) + 1)
+        """Per chunk ordinal, the rows of its units (units are stored chunk by chunk, in order)."""
+        self._teacher = None
+
+    @property
+    def teacher(self):
+        """The teacher model, loaded at the first question of an index built with its vectors; None without."""
+        if self._teacher is None and self.index.teacher_vectors is not None:
+            from guide_tui.teacher import Teacher, TeacherError
+
+            wanted = self.index.manifest["teacher"]["sha256"]
+            try:
+                teacher = Teacher()
+                if teacher.sha256 != wanted:
+                    raise TeacherError(f"the teacher model in {teacher.folder} is not the one this index was built with")
+            except TeacherError as err:
+                self.index.notes.append(f"second stage off: {err}")
+                self.index.teacher_vectors = None
+                return None
+            self._teacher = teacher
+        return self._teacher
+
+    def teacher_similarities(self, question_vector: np.ndarray, chunks: list[int]) -> np.ndarray:
+        """Per chunk: the teacher cosine of the question and the chunk's best-matching sentence."""
+        vectors = self.index.teacher_vectors
+        return np.array([float(np.max(vectors[self.units_of[c]] @ question_vector, initial=-1.0)) for c in chunks])
 
     @property
     def cutoff(self) -> float | None:
@@ -233,15 +270,28 @@ class Retriever:
         keyword_part = keyword / keyword.max() if keyword.max() > 0 else keyword
         return VECTOR_WEIGHT * vector_part + (1 - VECTOR_WEIGHT) * keyword_part + self.bonuses(question)
 
-    def ranking(self, question: str) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Every chunk ordinal best first (repeated texts left out), with the arrays behind the order."""
+    def ranking(self, question: str) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[int, float], np.ndarray | None]:
+        """Every chunk ordinal best first (repeated texts left out), with the arrays behind the order:
+        distances, keyword scores, final scores, best units, teacher similarity of the pooled chunks, the
+        question's teacher vector."""
         distances, best_unit = self.vector_distances(question)
         keyword = self.keyword_scores(question)
         if best_unit.max(initial=-1) < 0 and not keyword.any():  # nothing in the question matched anything
-            return [], distances, keyword, np.zeros_like(keyword), best_unit
+            return [], distances, keyword, np.zeros_like(keyword), best_unit, {}, None
         fused = self.fused_scores(question, distances, keyword)
-        order = sorted(range(len(fused)), key=lambda i: (-fused[i], distances[i], i))
-        return self.distinct(order), distances, keyword, fused, best_unit
+        order = self.distinct(sorted(range(len(fused)), key=lambda i: (-fused[i], distances[i], i)))
+        teacher = self.teacher
+        if teacher is None:
+            return order, distances, keyword, fused, best_unit, {}, None
+        question_vector = teacher.encode([question])[0]
+        pool = order[:TEACHER_POOL]
+        similarity = self.teacher_similarities(question_vector, pool)
+        spread = similarity.max() - similarity.min() if len(pool) else 0.0
+        scaled = (similarity - similarity.min()) / spread if spread > 0 else np.zeros_like(similarity)
+        fused = fused.copy()
+        fused[pool] += TEACHER_WEIGHT * scaled
+        pool = sorted(pool, key=lambda i: (-fused[i], distances[i], i))
+        return pool + order[TEACHER_POOL:], distances, keyword, fused, best_unit, dict(zip(order[:TEACHER_POOL], similarity)), question_vector
 
     def distinct(self, order: list[int]) -> list[int]:
         """The order with every text repeated word for word in several guides kept once, at its best copy."""
@@ -258,7 +308,7 @@ class Retriever:
         cutoff = self.cutoff
         if not question:
             return Retrieval(question, [], Gate(1.0, cutoff, False))
-        order, distances, keyword, fused, best_unit = self.ranking(question)
+        order, distances, keyword, fused, best_unit, teacher, question_vector = self.ranking(question)
         hits = [
             Hit(
                 rank=r + 1,
@@ -268,8 +318,9 @@ class Retriever:
                 fused_score=float(fused[i]),
                 matched_sentence=self.index.units[best_unit[i]].text if best_unit[i] >= 0 else "",
                 above_cutoff=cutoff is not None and float(distances[i]) > cutoff,
+                teacher_similarity=teacher.get(i),
             )
             for r, i in enumerate(order[:k])
         ]
         best = float(distances.min())
-        return Retrieval(question, hits, Gate(best, cutoff, bool(hits) and (cutoff is None or best <= cutoff)))
+        return Retrieval(question, hits, Gate(best, cutoff, bool(hits) and (cutoff is None or best <= cutoff)), question_vector)

@@ -1,0 +1,115 @@
+"""Fit the answerability model (guide_tui/answerability.json) and report it by cross-validation.
+
+Fitting data: the project's own questions (guide_tui/questions.toml and benchmarks/data/own_questions.jsonl,
+answered from the bundled index) plus one half of the blind dev set (../shared/eval/dev_questions.jsonl,
+answered from an index of the original guides). The other half is never looked at while fitting: it is
+answered end to end with the fitted model and reported by kind. Both directions are run (odd ids fit /
+even ids report, and the reverse); the shipped model is the one fitted on the odd half.
+
+    python benchmarks/fit_answerability.py [--original-index DIR] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from guide_tui import answerability  # noqa: E402
+from guide_tui.answerability import FEATURES, AnswerabilityModel, fit  # noqa: E402
+from guide_tui.answering import answer_question  # noqa: E402
+from guide_tui.indexes import BUNDLED_INDEX, build_index, load_index  # noqa: E402
+from guide_tui.questions import load_questions  # noqa: E402
+from guide_tui.retrieval import Retriever  # noqa: E402
+from guide_tui.scoring import load_traveller_questions, score, score_table  # noqa: E402
+
+SHARED = ROOT.parent / "shared"
+DEV = SHARED / "eval" / "dev_questions.jsonl"
+ORIGINALS = SHARED / "corpora" / "city_guides"
+OWN = ROOT / "benchmarks" / "data" / "own_questions.jsonl"
+L2 = 1.0
+
+
+def first_headings(retriever: Retriever) -> dict[str, str]:
+    return {c.file: c.section for c in retriever.index.chunks if c.chunk_id.endswith("#0")}
+
+
+def rows_of(retriever: Retriever, texts_and_labels: list[tuple[str, int]]) -> list[tuple[dict, int]]:
+    """One (features, label) row per part the model decides on (hard rules and gate refusals left out)."""
+    rows = []
+    for text, label in texts_and_labels:
+        answer = answer_question(retriever, text, generator="extractive")
+        if answer.refusal_reason == "gate":
+            continue
+        rows += [(v.features, label) for v in answer.verdicts if v.features]
+    return rows
+
+
+def choose_threshold(model: AnswerabilityModel, rows: list[tuple[dict, int]]) -> float:
+    """The probability cut with the fewest errors on the fitting rows, refusing an answerable part
+    counting as much as answering an unanswerable one."""
+    scored = sorted((model.probability(f), y) for f, y in rows)
+    best, best_errors = 0.5, len(rows) + 1
+    for n in range(len(scored) + 1):
+        cut = scored[n][0] if n < len(scored) else 1.0
+        errors = sum(y for _, y in scored[:n]) + sum(1 - y for _, y in scored[n:])
+        if errors < best_errors:
+            best, best_errors = cut, errors
+    return best
+
+
+def fitted(rows: list[tuple[dict, int]], description: dict) -> AnswerabilityModel:
+    weights, bias = fit([f for f, _ in rows], [y for _, y in rows], l2=L2)
+    model = AnswerabilityModel(weights, bias, 0.5, description)
+    return replace(model, threshold=choose_threshold(model, rows))
+
+
+def run_with(model: AnswerabilityModel, retriever: Retriever, questions) -> str:
+    answerability._LOADED[answerability.MODEL_FILE] = model  # the model under test, for this process only
+    answers = [answer_question(retriever, q.question, generator="extractive").to_json() for q in questions]
+    return score_table(score(questions, answers, first_headings(retriever)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--original-index", type=Path, help="an index of ../shared/corpora/city_guides (built if not given)")
+    parser.add_argument("--write", action="store_true", help="write the odd-half model to guide_tui/answerability.json")
+    args = parser.parse_args()
+    original_dir = args.original_index
+    if original_dir is None:
+        original_dir = Path(tempfile.mkdtemp()) / "original-index"
+        build_index(ORIGINALS, original_dir)
+    bundled = Retriever(load_index(BUNDLED_INDEX))
+    original = Retriever(load_index(original_dir))
+    placeholder = AnswerabilityModel({}, 10.0, 0.5)  # answers every part, so every part's features are measured
+    answerability._LOADED[answerability.MODEL_FILE] = placeholder
+    own = [(q.text, int(q.in_corpus)) for q in load_questions().questions]
+    own += [(q.question, int(q.answerable)) for q in load_traveller_questions(OWN)]
+    own_rows = rows_of(bundled, own)
+    dev = load_traveller_questions(DEV)
+    halves = {"odd": [q for q in dev if q.number % 2], "even": [q for q in dev if not q.number % 2]}
+    dev_rows = {name: rows_of(original, [(q.question, int(q.answerable)) for q in half]) for name, half in halves.items()}
+    shipped = None
+    for fit_half, report_half in (("odd", "even"), ("even", "odd")):
+        rows = own_rows + dev_rows[fit_half]
+        model = fitted(rows, {"own_questions": len(own), "dev_half": fit_half, "rows": len(rows), "l2": L2})
+        print(f"\n== fitted on own questions + dev {fit_half} ids ({len(rows)} parts); threshold {model.threshold:.3f}")
+        print("weights: " + ", ".join(f"{n} {model.weights[n]:+.2f}" for n in FEATURES) + f", bias {model.bias:+.2f}")
+        print(f"-- dev {report_half} ids (not fitted on):")
+        print(run_with(model, original, halves[report_half]))
+        print(f"-- dev {fit_half} ids (fitted on):")
+        print(run_with(model, original, halves[fit_half]))
+        shipped = shipped or model
+    if args.write:
+        answerability.MODEL_FILE.write_text(json.dumps(shipped.to_json(), indent=2) + "\n", encoding="utf-8")
+        print(f"\nwrote {answerability.MODEL_FILE}")
+
+
+if __name__ == "__main__":
+    main()

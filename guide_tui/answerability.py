@@ -1,0 +1,105 @@
+"""Whether the guides answer a question: a small logistic model over features of the best evidence.
+
+The features are measured by the extractive answerer (extractive.answerability_features); the
+weights are fitted on labelled questions by benchmarks/fit_answerability.py and shipped in
+answerability.json with the data they were fitted on and the cross-validated figures
+(results/answerability.md), so a refusal can be inspected like a ranking.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+FEATURES = (
+    "unknown_anywhere",  # rarity-weighted share of the subject words no guide covers
+    "unknown_here",  # ... that nothing said about the place asked about covers
+    "literal_unknown_here",  # ... with no word of the same stem or root there (word vectors aside)
+    "named_unknown_here",  # ... of the things the question names ("the entry fee", "a cinema")
+    "coverage",  # rarity-weighted share of the subject words the best sentence covers
+    "similarity",  # static-model cosine of question and best sentence, town names masked
+    "teacher",  # teacher-model cosine of question and best sentence (0 without the teacher)
+    "kind_missing",  # share of the asked-for kinds of value (a price, a time...) no quote gives
+    "other_place",  # 1 when another town's sentence covers the subject better (a false premise)
+    "yes_no_unknown",  # unknown_here, for yes/no questions ("Is there a cinema...?")
+    "no_subject",  # 1 when the question has no content word left ("what about it?")
+)
+MODEL_FILE = Path(__file__).with_name("answerability.json")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One part of a question: the model's probability that the guides answer it, and why."""
+
+    part: str
+    probability: float
+    answered: bool
+    features: dict[str, float]
+    reason: str | None = None  # for a refusal: what the guides did not cover (names no source)
+
+    def to_json(self) -> dict:
+        return {
+            "part": self.part,
+            "probability": round(self.probability, 4),
+            "answered": self.answered,
+            "features": {name: round(value, 4) for name, value in self.features.items()},
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class AnswerabilityModel:
+    weights: dict[str, float]
+    bias: float
+    threshold: float  # answer when the probability is at least this
+    fitted_on: dict = field(default_factory=dict)  # which questions, and the cross-validated figures
+
+    def probability(self, features: dict[str, float]) -> float:
+        z = self.bias + sum(self.weights.get(name, 0.0) * value for name, value in features.items())
+        return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
+
+    def contributions(self, features: dict[str, float]) -> dict[str, float]:
+        """Each feature's share of the log-odds: what pushed the probability up or down."""
+        return {name: self.weights.get(name, 0.0) * value for name, value in features.items()}
+
+    def to_json(self) -> dict:
+        return {"features": list(FEATURES), "weights": self.weights, "bias": self.bias, "threshold": self.threshold,
+                "fitted_on": self.fitted_on}
+
+    @classmethod
+    def load(cls, path: Path = MODEL_FILE) -> AnswerabilityModel:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return cls(dict(data["weights"]), float(data["bias"]), float(data["threshold"]), data.get("fitted_on", {}))
+
+
+def fit(rows: list[dict[str, float]], labels: list[int], l2: float = 1.0, steps: int = 200) -> tuple[dict[str, float], float]:
+    """Logistic regression by Newton's method with an L2 penalty (not on the bias): weights and bias."""
+    x = np.array([[row[name] for name in FEATURES] for row in rows], dtype=np.float64)
+    y = np.array(labels, dtype=np.float64)
+    x1 = np.hstack([x, np.ones((len(x), 1))])
+    w = np.zeros(x1.shape[1])
+    penalty = np.full(x1.shape[1], l2)
+    penalty[-1] = 0.0
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x1 @ w, -40, 40)))
+        gradient = x1.T @ (p - y) + penalty * w
+        hessian = (x1.T * (p * (1 - p))) @ x1 + np.diag(penalty) + 1e-9 * np.eye(len(w))
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return {name: float(v) for name, v in zip(FEATURES, w[:-1])}, float(w[-1])
+
+
+_LOADED: dict[Path, AnswerabilityModel] = {}
+
+
+def shipped_model(path: Path = MODEL_FILE) -> AnswerabilityModel:
+    """The fitted model shipped with the package (read once)."""
+    if path not in _LOADED:
+        _LOADED[path] = AnswerabilityModel.load(path)
+    return _LOADED[path]
