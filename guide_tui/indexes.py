@@ -39,7 +39,7 @@ MANIFEST = "manifest.json"
 CHUNKS = "chunks.jsonl"
 VECTORS = "vectors.usearch"
 KEYWORD_DIR = "keyword"
-KEYWORD_OPENING_PREFIX = "guide-tui-keyword-"  # the short-lived folder in the temp dir the keyword index is opened through
+KEYWORD_OPENING_PREFIX = "guide-tui-opening-"  # the short-lived folder in the temp dir the keyword index is opened through
 LIBRARIES = ("tantivy", "usearch", "model2vec", "numpy")
 # Searches are exact (brute force over the stored vectors), so the HNSW graph only needs to be
 # cheap to build: a sparse graph keeps a 5 MB guide's ~150k sentences to seconds, single-threaded.

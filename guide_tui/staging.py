@@ -75,9 +75,11 @@ def replace_folder(target: Path, write: Callable[[Path], T], verify: Callable[[P
         sync_tree(staging)
         steps("checked and flushed to disk")
         old, old_lock = swap_in(staging, target, steps)
-        sync_folder(target.parent)
-        if old is not None:
-            remove_tree(old, steps)
+        try:
+            sync_folder(target.parent)
+            if old is not None:
+                remove_tree(old, steps)
+        finally:
             if old_lock is not None:
                 os.close(old_lock)
     finally:
