@@ -68,15 +68,16 @@ def replace_folder(target: Path, write: Callable[[Path], T], verify: Callable[[P
     steps("staging folder created")
     try:
         result = write(staging)
+        sync_tree(staging)
         carry_over(target, staging, steps)
         verify(staging)
         if target.is_dir():
             os.chmod(staging, stat.S_IMODE(target.stat().st_mode))
-        sync_tree(staging)
+        sync_tree(staging, files=False)  # the links carried over: their files were on disk already
         steps("checked and flushed to disk")
         old, old_lock = swap_in(staging, target, steps)
         try:
-            sync_folder(target.parent)
+            sync_file(target.parent)
             if old is not None:
                 remove_tree(old, steps)
         finally:
@@ -178,6 +179,7 @@ def carry_over(old: Path, staging: Path, steps: WriteSteps) -> None:
             os.link(source, destination)
         except OSError:
             shutil.copy2(source, destination)
+            sync_file(destination)
         steps(f"carried over {os.path.relpath(destination, staging)}")
 
     for entry in sorted(os.scandir(old), key=lambda e: e.name):
@@ -237,22 +239,18 @@ def exchange(a: Path, b: Path) -> bool:
     raise OSError(code, os.strerror(code), str(b))
 
 
-def sync_tree(folder: Path) -> None:
-    """fsync every file and folder below `folder`: what is swapped in survives a power cut too."""
-    for root, _, files in os.walk(folder):
-        for name in files:
-            if os.path.islink(os.path.join(root, name)):
-                continue
-            fd = os.open(os.path.join(root, name), os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        sync_folder(Path(root))
+def sync_tree(folder: Path, files: bool = True) -> None:
+    """fsync the folders below `folder` (and their files, with files): what is swapped in survives a power cut too."""
+    for root, _, names in os.walk(folder):
+        for name in names if files else ():
+            if not os.path.islink(os.path.join(root, name)):
+                sync_file(os.path.join(root, name))
+        sync_file(root)
 
 
-def sync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
+def sync_file(path: str | Path) -> None:
+    """fsync a file or a folder (a folder's fsync makes the entries in it durable)."""
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
