@@ -5,7 +5,7 @@ An index folder holds
   chunks.jsonl       one chunk a line, with its sentences (the vector side's units)
   vectors.usearch    one cosine vector per sentence; key = sentence number
   keyword/           tantivy index of the chunks (English stemming)
-and whatever else was put there (model/, the embedding model). A build writes a whole new folder
+and whatever else was put there (model/ and teacher/, the embedding models). A build writes a whole new folder
 and swaps it in (staging.replace_folder), so a killed build leaves the old index or the new one.
 Loading checks every file against the manifest and raises IndexLoadError with the command that
 fixes the problem, never a library traceback.
@@ -268,6 +268,7 @@ def verify_checksums(folder: Path) -> None:
 
 
 def write_manifest(folder: Path, manifest: dict) -> None:
+    """Into a folder being staged, never a live index (set_cutoff stages a new folder too)."""
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
