@@ -30,7 +30,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from guide_tui.answering import REFUSAL, Answer, answer_question
-from guide_tui.indexes import BUNDLED_INDEX, IndexLoadError, LoadedIndex, check_built_from, load_index, rebuild_hint
+from guide_tui.indexes import BUNDLED_INDEX, IndexLoadError, LoadedIndex, check_built_from, load_index, rebuild_hint, require_cutoff
 from guide_tui.questions import Question, load_questions
 from guide_tui.report import cutoff_row_at, no_hits_message
 from guide_tui.retrieval import MAX_QUESTION_CHARS, Hit, Retrieval, Retriever, clean_question, printable
@@ -487,11 +487,14 @@ class GuideApp(App):
         built_label: str | None = None,
         retriever: Retriever | None = None,
         corpus_dir: Path | None = None,
+        gate: bool = True,
     ) -> None:
         """Tests may pass a loaded retriever (no load at start), fewer questions, and a fixed built_label
         in place of the index's build time (the status line stays the same run to run).
-        corpus_dir (--corpus): the index must have been built from that folder's guides."""
+        corpus_dir (--corpus): the index must have been built from that folder's guides.
+        gate=False (--no-gate): an index never calibrated opens, with no cutoff."""
         super().__init__()
+        self.gate = gate
         self.index_dir = Path(index_dir or (retriever.index.folder if retriever else BUNDLED_INDEX))
         self.corpus_dir = corpus_dir
         self.generator = generator
@@ -562,7 +565,10 @@ class GuideApp(App):
         """The index, checked against --corpus first when given, and its retriever (runs in the loading thread)."""
         if self.corpus_dir is not None:
             check_built_from(self.index_dir, self.corpus_dir)
-        retriever = Retriever(load_index(self.index_dir))
+        index = load_index(self.index_dir)
+        if self.gate:
+            require_cutoff(index, self.index_dir)
+        retriever = Retriever(index)
         warm_up(retriever)
         return retriever
 
@@ -775,8 +781,10 @@ def terminal_hung_up(fd: int) -> bool:
     return any(events & (select.POLLHUP | select.POLLERR | select.POLLNVAL) for _, events in poller.poll(0))
 
 
-def run_app(index_dir: Path | None = None, generator: str = "auto", model: str | None = None, corpus_dir: Path | None = None) -> int:
-    app = GuideApp(index_dir=index_dir, generator=generator, model=model, corpus_dir=corpus_dir)
+def run_app(
+    index_dir: Path | None = None, generator: str = "auto", model: str | None = None, corpus_dir: Path | None = None, gate: bool = True
+) -> int:
+    app = GuideApp(index_dir=index_dir, generator=generator, model=model, corpus_dir=corpus_dir, gate=gate)
     if sys.stdin.isatty():
         app.terminal_fd = sys.stdin.fileno()
     app.run()

@@ -12,7 +12,6 @@ cutoff. The chosen value goes into the index manifest, where the retriever reads
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from guide_tui.embedding import Embedder
-from guide_tui.indexes import load_index, set_cutoff
+from guide_tui.indexes import load_index, set_cutoff, timestamp
 from guide_tui.questions import Question, load_questions
 from guide_tui.report import open_retriever
 from guide_tui.retrieval import Retriever
@@ -143,19 +142,25 @@ def manifest_record(choice: Choice, measured: list[Measured]) -> dict:
         "separated": choice.separated,
         "margin_in_corpus": choice.margin_in_corpus,
         "margin_off_topic": choice.margin_off_topic,
-        "calibrated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "calibrated_at": timestamp(),
     }
 
 
 def calibrate_index(index_dir: Path, questions_file: Path | None = None, embedder: Embedder | None = None) -> float | None:
-    """Calibrate an index silently and record the cutoff in its manifest (called after `guide-tui index`,
-    which passes the embedder it built with rather than have the model loaded again)."""
-    retriever = Retriever(load_index(index_dir, embedder, rebuild_if_stale=False))
-    measured, choice = measure_and_choose(retriever, load_questions(questions_file).questions)
-    if choice is None:
+    """Calibrate an index silently and record the cutoff in its manifest."""
+    record = calibration_record(index_dir, load_questions(questions_file).questions, embedder)
+    if record is None:
         return None
-    record_cutoff(index_dir, choice, measured)
-    return choice.value
+    set_cutoff(Path(index_dir), record)
+    return record["value"]
+
+
+def calibration_record(index_dir: Path, questions: list[Question], embedder: Embedder | None = None) -> dict | None:
+    """The manifest's cutoff record for an index, written nowhere (`guide-tui index` calibrates the new index
+    before it is swapped in, with the embedder it built with); None with no in-corpus question to calibrate on."""
+    retriever = Retriever(load_index(index_dir, embedder, rebuild_if_stale=False))
+    measured, choice = measure_and_choose(retriever, questions)
+    return None if choice is None else manifest_record(choice, measured)
 
 
 # ---------------------------------------------------------------- the report
@@ -284,7 +289,7 @@ def explanation(choice: Choice, measured: list[Measured]) -> list[str]:
 def run_calibrate(index_dir: Path, write: bool = True, questions_file: Path | None = None) -> int:
     """`guide-tui calibrate`: the full report, then the cutoff written to the manifest (unless a dry run)."""
     console = Console(highlight=False)
-    retriever = open_retriever(index_dir, rebuild_if_stale=False)
+    retriever = open_retriever(index_dir, rebuild_if_stale=False, gate=False)
     try:
         questions = load_questions(questions_file).questions
     except (OSError, ValueError) as err:

@@ -22,6 +22,13 @@ def add_built_from_option(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+def add_no_gate_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-gate", dest="gate", action="store_false",
+        help="use an index that was never calibrated: no cutoff, so every question passes the relevance gate",
+    )  # fmt: skip
+
+
 def add_generator_options(parser: argparse.ArgumentParser, default: str) -> None:
     parser.add_argument("--generator", choices=GENERATORS, default=default)
     parser.add_argument("--model", default=None, help="Ollama model (default: GUIDE_TUI_OLLAMA_MODEL or llama3.2)")
@@ -73,28 +80,39 @@ def cmd_chunks(args: argparse.Namespace) -> int:
 def cmd_index(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
-    from guide_tui.calibration import calibrate_index
+    from guide_tui.calibration import calibration_record
     from guide_tui.embedding import Embedder
     from guide_tui.indexes import build_index
+    from guide_tui.questions import load_questions
 
-    embedder = Embedder()  # one model load for the build and the calibration after it
+    try:  # read first: a build that cannot be calibrated is not swapped in
+        questions = load_questions().questions
+    except (OSError, ValueError) as err:
+        print(f"guide-tui: cannot read the labelled questions, so no cutoff can be calibrated: {err}; nothing was built ({args.out} is as it was)", file=sys.stderr)
+        return 1
+    embedder = Embedder()  # one model load for the build and the calibration inside it
     with Progress(transient=True) as progress:
         task = progress.add_task("indexing", total=None)  # build_index reports its step count
 
         def report(step: str, done: int, total: int) -> None:
             progress.update(task, description=step, completed=done, total=total)
 
-        manifest, corpus = build_index(args.corpus, args.out, embedder=embedder, progress=report)
+        manifest, corpus = build_index(
+            args.corpus, args.out, embedder=embedder, progress=report, with_teacher=args.teacher,
+            calibrate=lambda folder: calibration_record(folder, questions, embedder),
+        )
     print_corpus_warnings(corpus)
     counts = manifest["counts"]
     print(f"indexed {counts['guides']} guides: {counts['chunks']} chunks, {counts['sentences']} sentence vectors -> {args.out}")
-    try:
-        cutoff = calibrate_index(args.out, embedder=embedder)
-    except (OSError, ValueError) as err:  # the index is built; only its gate is missing
-        print(f"guide-tui: built without a cutoff (no relevance gate): cannot read the labelled questions: {err}", file=sys.stderr)
+    cutoff = manifest["cutoff"]
+    if cutoff is None:
+        print(
+            "guide-tui: built without a cutoff (the labelled questions hold no in-corpus one to calibrate on); "
+            "ask, retrieve and the app refuse it unless given --no-gate",
+            file=sys.stderr,
+        )
         return 1
-    if cutoff is not None:
-        print(f"cutoff {cutoff:.4f} (calibrated on the labelled questions; details: guide-tui calibrate --index {args.out})")
+    print(f"cutoff {cutoff['value']:.4f} (calibrated on the labelled questions; details: guide-tui calibrate --index {args.out})")
     return 0
 
 
@@ -102,7 +120,7 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     from guide_tui.report import print_retrievals
 
     check_corpus_option(args)
-    return print_retrievals(args.index, read_questions(args), as_json=args.json)
+    return print_retrievals(args.index, read_questions(args), as_json=args.json, gate=args.gate)
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -116,7 +134,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     check_corpus_option(args)
     return print_answers(
-        args.index, read_questions(args), as_json=args.json, generator=args.generator, model=args.model, show_prompt=args.show_prompt
+        args.index,
+        read_questions(args),
+        as_json=args.json,
+        generator=args.generator,
+        model=args.model,
+        show_prompt=args.show_prompt,
+        gate=args.gate,
     )
 
 
@@ -129,13 +153,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_app(args: argparse.Namespace) -> int:
     from guide_tui.app import run_app
 
-    return run_app(index_dir=args.index, generator=args.generator, model=args.model, corpus_dir=args.built_from)
+    return run_app(index_dir=args.index, generator=args.generator, model=args.model, corpus_dir=args.built_from, gate=args.gate)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="guide-tui", description=__doc__)
     add_index_option(parser)
     add_built_from_option(parser)
+    add_no_gate_option(parser)
     add_generator_options(parser, default="auto")
     parser.set_defaults(func=cmd_app)
     sub = parser.add_subparsers(dest="command")
@@ -147,6 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
     index = sub.add_parser("index", help="build the vector and keyword indexes for a folder of guides")
     index.add_argument("--corpus", type=Path, default=BUNDLED_CORPUS)
     index.add_argument("--out", type=Path, default=BUNDLED_INDEX)
+    index.add_argument(
+        "--no-teacher", dest="teacher", action="store_false",
+        help="leave out the teacher model's sentence vectors (faster to build; retrieval and answers use the static model only)",
+    )
     index.set_defaults(func=cmd_index)
 
     for name, func, helptext in (
@@ -159,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--json", action="store_true", help="one JSON object per question")
         add_index_option(command)
         add_built_from_option(command)
+        add_no_gate_option(command)
         command.set_defaults(func=func)
     ask = sub.choices["ask"]
     add_generator_options(ask, default="auto")

@@ -655,7 +655,7 @@ def eval_command(args: argparse.Namespace, now: datetime) -> int:
     if not question_set.questions:
         raise EvalInputError(f"questions file {args.questions or QUESTIONS_FILE} has no [[question]] entries")
     earlier = read_earlier(args.compare) if args.compare else None
-    retriever = open_retriever(args.index)
+    retriever = open_retriever(args.index, gate=False)  # an uncalibrated index is measured too: the report says "cutoff none"
     stderr = Console(stderr=True)
     total = args.runs * len(question_set.questions)
     with Progress(

@@ -6,8 +6,10 @@ An index folder holds
   vectors.usearch    one cosine vector per sentence; key = sentence number
   keyword/           tantivy index of the chunks (English stemming)
   teacher_vectors.npy  the teacher model's vector of every sentence (float16), for second-stage scoring
-Loading checks every one of them against the manifest and raises IndexLoadError
-with the command that fixes the problem, never a library traceback.
+and whatever else was put there (model/ and teacher/, the embedding models). A build writes a whole new folder
+and swaps it in (staging.replace_folder), so a killed build leaves the old index or the new one.
+Loading checks every file against the manifest and raises IndexLoadError with the command that
+fixes the problem, never a library traceback.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import numpy as np
 from guide_tui.chunking import CHUNKER_VERSION, Chunk, chunk_corpus, sentences
 from guide_tui.corpus import Corpus, CorpusError, hash_files, load_corpus, sha256_file
 from guide_tui.embedding import Embedder, ModelError
+from guide_tui.staging import WriteSteps, new_locked_folder, remove_abandoned, replace_folder, restore_interrupted_swap
 
 FORMAT_VERSION = 1
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -38,11 +41,13 @@ CHUNKS = "chunks.jsonl"
 VECTORS = "vectors.usearch"
 KEYWORD_DIR = "keyword"
 TEACHER_VECTORS = "teacher_vectors.npy"
+KEYWORD_OPENING_PREFIX = "guide-tui-opening-"  # the short-lived folder in the temp dir the keyword index is opened through
 LIBRARIES = ("tantivy", "usearch", "model2vec", "numpy")
 TEACHER_DIMS = 384
 # Searches are exact (brute force over the stored vectors), so the HNSW graph only needs to be
 # cheap to build: a sparse graph keeps a 5 MB guide's ~150k sentences to seconds, single-threaded.
 USEARCH_OPTIONS = {"metric": "cos", "dtype": "f32", "connectivity": 8, "expansion_add": 32}
+BUILD_STEPS = 6  # what build_index's progress calls count to
 VECTOR_UNIT = "sentence, embedded as 'title, section: sentence'"  # change it when Unit.embedded_text changes
 
 
@@ -91,7 +96,6 @@ class LoadedIndex:
     keyword: object  # tantivy.Index
     embedder: Embedder
     notes: list[str] = field(default_factory=list)  # things the user should see (stale, rebuilt in memory)
-    keyword_copy: tempfile.TemporaryDirectory | None = None  # where `keyword` was opened from; lives as long as it
     teacher_vectors: np.ndarray | None = None  # per unit, the teacher's vector (None: built without the teacher)
 
     @property
@@ -177,13 +181,19 @@ def build_keyword(chunks: list[Chunk], path: str | None):
     return index
 
 
+def timestamp() -> str:
+    """Now, in UTC; SOURCE_DATE_EPOCH (the reproducible-builds convention) fixes it, so a rebuild can be byte-identical."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(epoch) if epoch.isdigit() else None))
+
+
 def make_manifest(
     corpus: Corpus, corpus_dir: Path, chunks: list[Chunk], units: list[Unit], embedder: Embedder, cutoff: dict | None, teacher=None
 ) -> dict:
     return {
         "format_version": FORMAT_VERSION,
         "chunker_version": CHUNKER_VERSION,
-        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "built_at": timestamp(),
         "corpus": str(corpus_dir),
         "files": corpus.file_hashes(),
         "problems": [str(p) for p in corpus.problems],
@@ -210,15 +220,18 @@ def build_index(
     out_dir: Path,
     embedder: Embedder | None = None,
     progress: Callable[[str, int, int], None] = lambda step, done, total: None,
-    cutoff: dict | None = None,
+    calibrate: Callable[[Path], dict | None] | None = None,
+    steps: WriteSteps | None = None,
     with_teacher: bool = True,
     teacher=None,
 ) -> tuple[dict, Corpus]:
-    """Build every index file for a corpus into out_dir (written beside, then swapped in).
+    """Build every index file for a corpus, and the cutoff with calibrate(folder) when given, into a new
+    folder that replaces out_dir in one swap: a failed or killed build leaves out_dir as it was.
     with_teacher: also store the teacher model's sentence vectors (second-stage scoring)."""
     corpus_dir, out_dir = Path(corpus_dir), Path(out_dir)
-    steps = 6
-    progress("reading guides", 0, steps)
+    steps = steps or WriteSteps.from_env()
+    total = BUILD_STEPS
+    progress("reading guides", 0, total)
     corpus = load_corpus(corpus_dir)
     chunks = chunk_corpus(corpus)
     units = chunk_units(chunks)
@@ -226,64 +239,80 @@ def build_index(
     teacher = load_teacher(with_teacher, teacher)
     if out_dir.exists() and not out_dir.is_dir():
         raise IndexLoadError(f"cannot write the index to {out_dir}: it is a file, not a folder; choose another --out")
+    corpus_path = Path(corpus_path_for_manifest(corpus_dir, out_dir))
+
+    def write(staging: Path) -> dict:
+        manifest = write_index_files(staging, corpus, corpus_path, chunks, units, embedder, progress, steps, teacher)
+        if calibrate is not None:
+            progress("calibrating the cutoff", 4, total)
+            manifest["cutoff"] = calibrate(staging)
+            write_manifest(staging, manifest)
+            steps("cutoff written")
+        progress("swapping in", 5, total)
+        return manifest
+
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".building-", dir=out_dir.parent))
+        manifest = replace_folder(out_dir, write, verify_checksums, steps)
     except OSError as err:
-        raise IndexLoadError(f"cannot write the index to {out_dir}: {err.strerror}; choose another --out") from err
-    try:
-        progress("embedding sentences", 1, steps)
-        vectors = build_vectors(units, embedder)
-        vectors.save(str(staging / VECTORS))
-        checksums = {VECTORS: sha256_file(staging / VECTORS)}
-        if teacher is not None:
-            progress("teacher vectors", 2, steps)
-            np.save(staging / TEACHER_VECTORS, build_teacher_vectors(units, teacher), allow_pickle=False)
-            checksums[TEACHER_VECTORS] = sha256_file(staging / TEACHER_VECTORS)
-        progress("keyword index", 3, steps)
-        (staging / KEYWORD_DIR).mkdir()
-        build_keyword(chunks, str(staging / KEYWORD_DIR))
-        progress("writing chunks", 4, steps)
-        by_chunk: list[list[str]] = [[] for _ in chunks]
-        for unit in units:
-            by_chunk[unit.chunk].append(unit.text)
-        with open(staging / CHUNKS, "w", encoding="utf-8") as out:
-            for chunk, texts in zip(chunks, by_chunk):
-                out.write(json.dumps(chunk.to_json() | {"sentences": texts}, ensure_ascii=False) + "\n")
-        checksums[CHUNKS] = sha256_file(staging / CHUNKS)
-        corpus_path = Path(corpus_path_for_manifest(corpus_dir, out_dir))
-        manifest = make_manifest(corpus, corpus_path, chunks, units, embedder, cutoff, teacher)
-        manifest["checksums"] = checksums
-        write_manifest(staging, manifest)
-        progress("swapping in", 5, steps)
-        swap_in(staging, out_dir)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    progress("done", steps, steps)
+        raise IndexLoadError(f"cannot write the index to {out_dir}: {err.strerror or err}; choose another --out") from err
+    progress("done", total, total)
     return manifest, corpus
 
 
-def swap_in(staging: Path, out_dir: Path) -> None:
-    """Replace the index files in out_dir with the staged ones, leaving anything else (the model) alone."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name in (VECTORS, TEACHER_VECTORS, CHUNKS, KEYWORD_DIR, MANIFEST):
-        target = out_dir / name
-        if target.is_dir():
-            shutil.rmtree(target)
-        elif target.exists():
-            target.unlink()
-        if (staging / name).exists():
-            shutil.move(str(staging / name), str(target))
+def write_index_files(
+    folder: Path,
+    corpus: Corpus,
+    corpus_path: Path,
+    chunks: list[Chunk],
+    units: list[Unit],
+    embedder: Embedder,
+    progress: Callable[[str, int, int], None],
+    steps: WriteSteps,
+    teacher=None,
+) -> dict:
+    """The index files themselves, written into a fresh folder: vectors, keyword index, chunks, manifest."""
+    progress("embedding sentences", 1, BUILD_STEPS)
+    build_vectors(units, embedder).save(str(folder / VECTORS))
+    steps(f"{VECTORS} written")
+    if teacher is not None:
+        np.save(folder / TEACHER_VECTORS, build_teacher_vectors(units, teacher), allow_pickle=False)
+        steps(f"{TEACHER_VECTORS} written")
+    progress("keyword index", 2, BUILD_STEPS)
+    (folder / KEYWORD_DIR).mkdir()
+    build_keyword(chunks, str(folder / KEYWORD_DIR))
+    steps(f"{KEYWORD_DIR}/ written")
+    progress("writing chunks", 3, BUILD_STEPS)
+    by_chunk: list[list[str]] = [[] for _ in chunks]
+    for unit in units:
+        by_chunk[unit.chunk].append(unit.text)
+    with open(folder / CHUNKS, "w", encoding="utf-8") as out:
+        for chunk, texts in zip(chunks, by_chunk):
+            out.write(json.dumps(chunk.to_json() | {"sentences": texts}, ensure_ascii=False) + "\n")
+    steps(f"{CHUNKS} written")
+    manifest = make_manifest(corpus, corpus_path, chunks, units, embedder, None, teacher)
+    manifest["checksums"] = {name: sha256_file(folder / name) for name in (VECTORS, TEACHER_VECTORS, CHUNKS) if (folder / name).exists()}
+    write_manifest(folder, manifest)
+    steps(f"{MANIFEST} written")
+    return manifest
+
+
+def verify_checksums(folder: Path) -> None:
+    """Re-read every file the manifest has a checksum for: what is swapped in is what was written."""
+    manifest = read_manifest(folder)
+    for name, digest in manifest["checksums"].items():
+        if sha256_file(folder / name) != digest:
+            raise IndexLoadError(f"{folder / name} did not read back as written (a disk error?); the index was left as it was")
 
 
 def write_manifest(folder: Path, manifest: dict) -> None:
-    tmp = folder / (MANIFEST + ".tmp")
-    tmp.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(folder / MANIFEST)
+    """Into a folder being staged, never a live index (set_cutoff stages a new folder too)."""
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def read_manifest(folder: Path) -> dict:
     path = folder / MANIFEST
+    restore_interrupted_swap(folder)
     if not folder.is_dir():
         raise IndexLoadError(f"no index at {folder}; {rebuild_hint(folder)}")
     if not path.is_file():
@@ -368,24 +397,44 @@ def read_teacher_vectors(folder: Path, manifest: dict, units: list[Unit]) -> np.
     return vectors
 
 
-def read_keyword(folder: Path, chunks: list[Chunk]) -> tuple[object, tempfile.TemporaryDirectory]:
-    """The tantivy index, opened from a private copy: tantivy creates and locks a lock file in the
-    folder it opens, so opening it in place writes into the index folder, and fails when that
-    folder is read-only (an installed or mounted index, another user's files)."""
-    import tantivy
-
+def read_keyword(folder: Path, chunks: list[Chunk]):
+    """The tantivy index, opened without writing into the index folder (it may be read-only)."""
     path = folder / KEYWORD_DIR
-    copy = tempfile.TemporaryDirectory(prefix="guide-tui-keyword-")
     try:
-        index = tantivy.Index.open(str(shutil.copytree(path, Path(copy.name) / KEYWORD_DIR)))
+        index = open_keyword_index(path)
         count = index.searcher().num_docs
     except (ValueError, OSError, RuntimeError) as err:
-        copy.cleanup()
         raise IndexLoadError(f"keyword index {path} could not be opened ({err}); {rebuild_hint(folder)}") from err
     if count != len(chunks):
-        copy.cleanup()
         raise IndexLoadError(f"keyword index {path} holds {count} chunks, not {len(chunks)}; {rebuild_hint(folder)}")
-    return index, copy
+    return index
+
+
+def open_keyword_index(path: Path):
+    """tantivy creates and locks a lock file in the folder it opens. So it opens a temporary folder of
+    symlinks to the index's files (nothing copied), which is deleted as soon as the index is open: the
+    files stay mapped, and a process killed later leaves nothing. One left by a process killed while
+    opening is removed by the next start (its flock is free). The file links are short ("source/NAME",
+    through one link to the folder): a long symlink takes a disk block, slow to free on some disks."""
+    import tantivy
+
+    temp = Path(tempfile.gettempdir())
+    for leftover in temp.glob(f"{KEYWORD_OPENING_PREFIX}*"):
+        remove_abandoned(leftover)
+    if not path.is_dir():
+        raise OSError(f"{path} is missing")
+    opening, lock = new_locked_folder(temp, KEYWORD_OPENING_PREFIX, mode=0o700)
+    try:
+        os.symlink(os.path.abspath(path), opening / "source")
+        for entry in os.scandir(path):
+            if not (entry.name.startswith(".tantivy-") and entry.name.endswith(".lock")):
+                os.symlink(f"source/{entry.name}", opening / entry.name)
+        index = tantivy.Index.open(str(opening))
+        index.config_reader("manual")  # the searchers keep what they opened; nothing watches the folder about to go
+        return index
+    finally:
+        shutil.rmtree(opening, ignore_errors=True)
+        os.close(lock)
 
 
 def load_index(folder: Path | None = None, embedder: Embedder | None = None, rebuild_if_stale: bool = True) -> LoadedIndex:
@@ -411,10 +460,8 @@ def load_index(folder: Path | None = None, embedder: Embedder | None = None, reb
     chunks, units = read_chunks(folder, manifest)
     vectors = read_vectors(folder, manifest, units, embedder.dims)
     teacher_vectors = read_teacher_vectors(folder, manifest, units)
-    keyword, keyword_copy = read_keyword(folder, chunks)
-    loaded = LoadedIndex(
-        folder, manifest, chunks, units, vectors, keyword, embedder, keyword_copy=keyword_copy, teacher_vectors=teacher_vectors
-    )
+    keyword = read_keyword(folder, chunks)
+    loaded = LoadedIndex(folder, manifest, chunks, units, vectors, keyword, embedder, teacher_vectors=teacher_vectors)
     corpus_dir = resolve_corpus(folder, manifest)
     if not corpus_dir.is_dir():
         loaded.notes.append(f"corpus folder {corpus_dir} not found; cannot tell whether the index is current")
@@ -480,12 +527,20 @@ def build_in_memory(corpus_dir: Path, embedder: Embedder, cutoff: dict | None = 
 
 
 def set_cutoff(folder: Path, cutoff: dict) -> None:
-    """Record a calibrated cutoff in the manifest (the only field written after a build)."""
-    manifest = read_manifest(folder)
-    manifest["cutoff"] = cutoff
+    """Record a calibrated cutoff in the manifest (the only field written after a build), swapped in as a build is."""
+    manifest = read_manifest(folder) | {"cutoff": cutoff}
     try:
-        write_manifest(folder, manifest)
+        replace_folder(folder, lambda staging: write_manifest(staging, manifest), verify_checksums, WriteSteps.from_env())
     except OSError as err:
         raise IndexLoadError(
-            f"cannot write {folder / MANIFEST}: {err.strerror}; `guide-tui calibrate --dry-run` shows the cutoff without writing it"
+            f"cannot write {folder / MANIFEST}: {err.strerror or err}; `guide-tui calibrate --dry-run` shows the cutoff without writing it"
         ) from err
+
+
+def require_cutoff(index: LoadedIndex, folder: Path) -> None:
+    """ask, retrieve and the app refuse an index whose gate was never calibrated (unless --no-gate)."""
+    if index.cutoff is None:
+        raise IndexLoadError(
+            f"{folder} has no relevance cutoff (it was never calibrated), so the gate would pass every question; "
+            f"calibrate it with: guide-tui calibrate --index {folder} (or pass --no-gate to go without one)"
+        )

@@ -11,14 +11,17 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from guide_tui.indexes import load_index
+from guide_tui.indexes import load_index, require_cutoff
 from guide_tui.retrieval import Hit, Retrieval, Retriever
 
 
-def open_retriever(index_dir: Path, rebuild_if_stale: bool = True) -> Retriever:
+def open_retriever(index_dir: Path, rebuild_if_stale: bool = True, gate: bool = True) -> Retriever:
     """Load the index (raising IndexLoadError with a fix) and say any notes about it on stderr.
-    rebuild_if_stale goes to load_index (calibration wants the index as built, not rebuilt)."""
+    rebuild_if_stale goes to load_index (calibration wants the index as built, not rebuilt);
+    gate: refuse an index without a cutoff (off for --no-gate, calibrate and eval)."""
     index = load_index(index_dir, rebuild_if_stale=rebuild_if_stale)
+    if gate:
+        require_cutoff(index, index_dir)
     for note in index.notes:
         Console(stderr=True).print(Text(f"note: {note}"))
     return Retriever(index)
@@ -77,8 +80,8 @@ def no_hits_message(retrieval: Retrieval) -> str | None:
     return None
 
 
-def print_retrievals(index_dir: Path, questions: list[str], as_json: bool) -> int:
-    retriever = open_retriever(index_dir)
+def print_retrievals(index_dir: Path, questions: list[str], as_json: bool, gate: bool = True) -> int:
+    retriever = open_retriever(index_dir, gate=gate)
     console = Console(highlight=False)
     for question in questions:
         retrieval = retriever.retrieve(question)
@@ -91,14 +94,16 @@ def print_retrievals(index_dir: Path, questions: list[str], as_json: bool) -> in
     return 0
 
 
-def print_answers(index_dir: Path, questions: list[str], as_json: bool, generator: str, model: str | None, show_prompt: bool) -> int:
+def print_answers(
+    index_dir: Path, questions: list[str], as_json: bool, generator: str, model: str | None, show_prompt: bool, gate: bool = True
+) -> int:
     """`guide-tui ask`: each answer, then `Sources: file.md (Section), ...` (none for a refusal);
     --json: one Answer.to_json object a line. Plain print, unwrapped: guide and question text is
     shown as written (no Rich markup), and lines can be copied whole. Why Ollama was not used is said on stderr
     once per distinct reason, not once per question."""
     from guide_tui.answering import answer_question
 
-    retriever = open_retriever(index_dir)
+    retriever = open_retriever(index_dir, gate=gate)
     fallbacks_said: set[str] = set()
     for n, question in enumerate(questions):
         retrieval = retriever.retrieve(question)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,23 @@ def bundled_index():
 @pytest.fixture(scope="session")
 def retriever(bundled_index) -> Retriever:
     return Retriever(bundled_index)
+
+
+@pytest.fixture
+def make_immutable():
+    """make_immutable(folder): chattr +i, so that nothing, not even root, can add or remove files there (as root,
+    chmod shows nothing); undone after the test. Skips where the file system or the container does not allow it."""
+    done: list[Path] = []
+
+    def immutable(folder: Path) -> None:
+        result = subprocess.run(["chattr", "+i", str(folder)], capture_output=True, text=True)
+        if result.returncode != 0:
+            pytest.skip(f"chattr +i is not available here: {result.stderr.strip()}")
+        done.append(folder)
+
+    yield immutable
+    for folder in reversed(done):
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
 
 
 @pytest.fixture

@@ -84,11 +84,13 @@ def test_folder_without_guides_is_a_clear_error(tmp_path: Path, capsys) -> None:
     assert "corpus folder" in capsys.readouterr().err
 
 
-def test_index_with_unreadable_labelled_questions_says_so_without_traceback(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_index_with_unreadable_labelled_questions_says_so_and_builds_nothing(tmp_path: Path, monkeypatch, capsys) -> None:
+    """An index that cannot be calibrated would be refused by ask: it is not built, and what was there stays."""
     bad = tmp_path / "questions.toml"
     bad.write_text("[[question]]\nid = 'x'\ntext = = broken\n", encoding="utf-8")
     monkeypatch.setattr("guide_tui.questions.QUESTIONS_FILE", bad)
     assert main(["index", "--corpus", str(BUNDLED_CORPUS), "--out", str(tmp_path / "idx")]) == 1
     err = capsys.readouterr().err
-    assert "built without a cutoff" in err and "Traceback" not in err
-    assert load_index(tmp_path / "idx").cutoff is None
+    assert err.startswith("guide-tui: cannot read the labelled questions") and "nothing was built" in err
+    assert "Traceback" not in err and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["questions.toml"]

@@ -303,6 +303,11 @@ DAMAGES = {
         "guide-tui index --corpus",
     ),
     "stale and unreadable corpus": (unreadable_corpus, "the corpus cannot be read", "restore the guides"),
+    "never calibrated": (
+        lambda ws: edit_manifest(ws / "index", cutoff=None),
+        "has no relevance cutoff (it was never calibrated), so the gate would pass every question",
+        "guide-tui calibrate --index",
+    ),
 }
 
 
@@ -333,6 +338,25 @@ async def test_the_app_shows_a_damaged_index_and_its_fix_on_screen(workspace, da
         assert_screen_is_safe(app)
         await pilot.press("q")
     assert app.return_code == 0
+
+
+@pytest.mark.parametrize("command", ["retrieve", "ask"])
+def test_no_gate_opens_an_index_never_calibrated(workspace, capsys, command):
+    edit_manifest(workspace / "index", cutoff=None)
+    code, out, err = run_cli(capsys, command, "--no-gate", "--json", "--index", str(workspace / "index"), BAKERY)
+    assert code == 0 and "cutoff" not in err
+    answer = json.loads(out)
+    assert answer["gate"]["cutoff"] is None and answer["gate"]["passed"]
+
+
+async def test_the_app_with_no_gate_opens_an_index_never_calibrated(workspace):
+    edit_manifest(workspace / "index", cutoff=None)
+    app = GuideApp(index_dir=workspace / "index", generator="extractive", gate=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.retriever is not None and "cutoff not calibrated (no gate)" in visible(app)
+        await paste_and_ask(pilot, BAKERY)
+        assert "11am" in text_of(app, "#answer-text")
 
 
 HAND_EDITS = {  # manifest.json still valid JSON, a field edited into something the loader cannot use
@@ -439,14 +463,28 @@ async def test_starting_the_app_never_writes_into_the_index_folder(workspace):
     assert tree_state(index) == before
 
 
-def test_calibrate_that_cannot_write_the_manifest_says_so(workspace, capsys):
+def test_an_index_no_one_can_write_to_opens_and_answers(workspace, capsys, make_immutable):
+    """chattr +i: not even root can create a file there, so opening tantivy in place (its lock file) would fail."""
     index = workspace / "index"
-    (index / (MANIFEST + ".tmp")).mkdir()  # where the new manifest is written first: now unwritable
+    without_hidden_files(index)
+    for folder in (index / "keyword", index, workspace):
+        make_immutable(folder)
+    before = tree_state(index)
+    for argv in (["retrieve", BAKERY], ["ask", BAKERY], ["calibrate", "--dry-run"]):
+        code, out, _ = run_cli(capsys, argv[0], "--index", str(index), *argv[1:])
+        assert code == 0 and out
+    assert tree_state(index) == before
+
+
+def test_calibrate_that_cannot_write_says_so_and_keeps_the_manifest(workspace, capsys, make_immutable):
+    index = workspace / "index"
     before = (index / MANIFEST).read_bytes()
+    make_immutable(workspace)  # the calibrated index is written beside this one, and there is no room for it
     code, out, err = run_cli(capsys, "calibrate", "--index", str(index))
     assert code == 2
-    assert err.startswith(f"guide-tui: cannot write {index / MANIFEST}") and err.count("\n") == 1
-    assert (index / MANIFEST).read_bytes() == before  # nothing lost: the old manifest is intact
+    assert err.startswith(f"guide-tui: cannot write {index / MANIFEST}: ") and err.count("\n") == 1
+    assert err.rstrip().endswith("`guide-tui calibrate --dry-run` shows the cutoff without writing it")
+    assert (index / MANIFEST).read_bytes() == before
 
 
 @pytest.mark.parametrize("where", ["under a regular file", "a regular file"])
