@@ -30,7 +30,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from guide_tui.answering import REFUSAL, Answer, answer_question
-from guide_tui.indexes import BUNDLED_INDEX, IndexLoadError, LoadedIndex, check_built_from, load_index, rebuild_hint, require_cutoff
+from guide_tui.indexes import IndexLoadError, LoadedIndex, check_built_from, load_index, rebuild_hint, require_cutoff
+from guide_tui.paths import default_index
 from guide_tui.questions import Question, load_questions
 from guide_tui.report import cutoff_row_at, no_hits_message
 from guide_tui.retrieval import MAX_QUESTION_CHARS, Hit, Retrieval, Retriever, clean_question, printable
@@ -495,7 +496,7 @@ class GuideApp(App):
         gate=False (--no-gate): an index never calibrated opens, with no cutoff."""
         super().__init__()
         self.gate = gate
-        self.index_dir = Path(index_dir or (retriever.index.folder if retriever else BUNDLED_INDEX))
+        self.index_dir = Path(index_dir or (retriever.index.folder if retriever else default_index()))
         self.corpus_dir = corpus_dir
         self.generator = generator
         self.model = model

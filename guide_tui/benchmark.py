@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from guide_tui.paths import BUNDLED_CORPUS, CHECKOUT, PACKAGE
+
+REPO_ROOT = CHECKOUT or PACKAGE.parent  # where guide_tui is imported from: the measured processes' PYTHONPATH
 SECTIONS: dict[str, tuple[Callable[[], None], str]] = {}
 
 
@@ -176,7 +178,7 @@ def cold_start() -> None:
         return run_measured([*guide_tui_command(), "ask", "--generator", "extractive", question], env)
 
     def theirs(question: str) -> Finished:
-        return run_measured([baseline, "-c", MINILM_JOB, question, str(REPO_ROOT / "corpus")], env)
+        return run_measured([baseline, "-c", MINILM_JOB, question, str(BUNDLED_CORPUS)], env)
 
     stacks = {"guide-tui ask (extractive)": ours} | ({"MiniLM + sentence-transformers": theirs} if baseline else {})
     runs: dict[str, list[Finished]] = {name: [] for name in stacks}
@@ -253,7 +255,7 @@ print(json.dumps({"seconds": seconds, "rss_before_kb": before, "rss_peak_kb": af
 def copied_corpus(folder: Path, copies: int) -> Path:
     """`copies` copies of every bundled guide, renamed guide_copyN_<name>.md, in folder."""
     folder.mkdir(parents=True, exist_ok=True)
-    for guide in sorted((REPO_ROOT / "corpus").glob("guide_*.md")):
+    for guide in sorted(BUNDLED_CORPUS.glob("guide_*.md")):
         for n in range(1, copies + 1):
             shutil.copyfile(guide, folder / f"guide_copy{n}_{guide.name.removeprefix('guide_')}")
     return folder
@@ -265,7 +267,7 @@ def build_scaling() -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="guide-tui-bench-") as scratch:
         for scale in BUILD_SCALES:
-            corpus = REPO_ROOT / "corpus" if scale == 1 else copied_corpus(Path(scratch) / f"corpus-x{scale}", scale)
+            corpus = BUNDLED_CORPUS if scale == 1 else copied_corpus(Path(scratch) / f"corpus-x{scale}", scale)
             out = Path(scratch) / f"index-x{scale}"
             finished = run_measured([runtime_python(), "-c", BUILD_JOB, str(corpus), str(out)], env)
             if finished.status != 0:

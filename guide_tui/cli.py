@@ -8,11 +8,34 @@ from pathlib import Path
 
 from guide_tui.answering import GENERATORS
 from guide_tui.corpus import Corpus
-from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, IndexLoadError
+from guide_tui.indexes import IndexLoadError
+from guide_tui.paths import BUNDLED_CORPUS, default_index, inside_installed_package, reports_dir, user_index
+
+
+class VersionAction(argparse.Action):
+    """--version: looked up only when asked (reading the package metadata costs every other command time)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version and exit", **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from guide_tui.doctor import installed_version
+
+        print(f"guide-tui {installed_version()}")
+        parser.exit()
 
 
 def add_index_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--index", type=Path, default=BUNDLED_INDEX, help="index folder (default: the bundled index/)")
+    parser.add_argument(
+        "--index", type=Path, default=default_index(),
+        help=f"index folder (default: yours at {user_index()} once `guide-tui index` has built it, else the bundled one)",
+    )  # fmt: skip
+
+
+def refuse_installed_package(folder: Path, what: str) -> None:
+    """Nothing is written into an installed guide-tui: an upgrade or reinstall would replace it silently."""
+    if inside_installed_package(folder):
+        raise IndexLoadError(f"{folder} is inside the installed guide-tui package, which is never written to; {what}")
 
 
 def add_built_from_option(parser: argparse.ArgumentParser) -> None:
@@ -85,6 +108,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from guide_tui.indexes import build_index
     from guide_tui.questions import load_questions
 
+    refuse_installed_package(args.out, f"build your own index with `guide-tui index` (it goes to {user_index()}) or choose another --out")
     try:  # read first: a build that cannot be calibrated is not swapped in
         questions = load_questions().questions
     except (OSError, ValueError) as err:
@@ -126,6 +150,8 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from guide_tui.calibration import run_calibrate
 
+    if not args.dry_run:
+        refuse_installed_package(args.index, "`guide-tui index` builds and calibrates your own index; `guide-tui calibrate --dry-run` shows the cutoff")
     return run_calibrate(args.index, write=not args.dry_run)
 
 
@@ -150,6 +176,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return run_eval(args)
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from guide_tui.doctor import print_report
+
+    print_report(args.index, args.model)
+    return 0
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from guide_tui.app import run_app
 
@@ -158,6 +191,7 @@ def cmd_app(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="guide-tui", description=__doc__)
+    parser.add_argument("--version", action=VersionAction)
     add_index_option(parser)
     add_built_from_option(parser)
     add_no_gate_option(parser)
@@ -171,7 +205,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     index = sub.add_parser("index", help="build the vector and keyword indexes for a folder of guides")
     index.add_argument("--corpus", type=Path, default=BUNDLED_CORPUS)
-    index.add_argument("--out", type=Path, default=BUNDLED_INDEX)
+    index.add_argument(
+        "--out", type=Path, default=user_index(),
+        help="folder to write the index to (default: %(default)s, which guide-tui then reads by default)",
+    )  # fmt: skip
     index.add_argument(
         "--no-teacher", dest="teacher", action="store_false",
         help="leave out the teacher model's sentence vectors (faster to build; retrieval and answers use the static model only)",
@@ -205,8 +242,12 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--runs", type=int, default=1)
     add_generator_options(evaluate, default="extractive")
     evaluate.add_argument("--compare", type=Path, default=None, help="an earlier report to compare against")
-    evaluate.add_argument("--out", type=Path, default=None, help="folder for the report (default: results/)")
+    evaluate.add_argument("--out", type=Path, default=None, help=f"folder for the report (default: {reports_dir()})")
     evaluate.set_defaults(func=cmd_eval)
+
+    doctor = sub.add_parser("doctor", help="where every file is read from and written to, library versions, whether Ollama answers")
+    add_index_option(doctor)
+    doctor.set_defaults(func=cmd_doctor)
     return parser
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "index" / "model"
+from guide_tui.paths import BUNDLED_MODEL
 MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 
 

@@ -2,7 +2,7 @@
 
 Each question goes through the same path as `guide-tui ask` (retrieval, gate,
 answerability, answerer), once per run. The criteria below are computed per run
-and over all runs pooled; the report goes to results/ as Markdown with a JSON
+and over all runs pooled; the report goes to results/ (paths.reports_dir) as Markdown with a JSON
 sidecar (the sidecar is what --compare reads, so the Markdown stays free to change).
 The exit status is 1 when a target from the questions file's [targets] is missed,
 so the command can gate a change.
@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Callable
 
 from guide_tui.corpus import HEADING, guide_text
-from guide_tui.indexes import REPO_ROOT, LoadedIndex, resolve_corpus
+from guide_tui.indexes import LoadedIndex, resolve_corpus
+from guide_tui.paths import CHECKOUT, default_index, reports_dir
 from guide_tui.questions import QUESTIONS_FILE, Question, load_questions
 
-RESULTS_DIR = REPO_ROOT / "results"
 MISS_TEXT_CHARS = 160
 
 
@@ -465,10 +465,13 @@ def describe_settings(index, questions_path, question_set, runs, generator, mode
 
 
 def git_commit() -> str | None:
-    """The commit the code and index came from, marked when guide_tui/, index/ or corpus/ differ from it."""
+    """The commit the code and index came from, marked when guide_tui/, index/ or corpus/ differ from it
+    (None for an installed guide-tui: no checkout to ask)."""
     def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(REPO_ROOT), *args], capture_output=True, text=True, timeout=5).stdout.strip()
+        return subprocess.run(["git", "-C", str(CHECKOUT), *args], capture_output=True, text=True, timeout=5).stdout.strip()
 
+    if CHECKOUT is None:
+        return None
     try:
         commit = git("rev-parse", "--short", "HEAD")
         changed = git("status", "--porcelain", "--", "guide_tui", "index", "corpus")
@@ -679,7 +682,7 @@ def eval_command(args: argparse.Namespace, now: datetime) -> int:
             f"the compared report asked other questions ({kinds_text(earlier.get('settings', {}).get('questions') or {})} then, "
             f"{kinds_text(evaluation.settings['questions'])} now): the changes mix question set and code"
         )
-    out_dir = Path(args.out or RESULTS_DIR)
+    out_dir = Path(args.out or reports_dir())
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         path = report_path(out_dir, now, args.generator, args.model)
@@ -694,10 +697,8 @@ def eval_command(args: argparse.Namespace, now: datetime) -> int:
 
 def command_line(args: argparse.Namespace) -> str:
     """The eval command that reproduces this report (defaults left out)."""
-    from guide_tui.indexes import BUNDLED_INDEX
-
     parts = ["guide-tui eval"]
-    if Path(args.index).resolve() != BUNDLED_INDEX.resolve():
+    if Path(args.index).resolve() != default_index().resolve():
         parts.append(f"--index {args.index}")
     if args.questions:
         parts.append(f"--questions {args.questions}")

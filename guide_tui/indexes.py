@@ -30,12 +30,10 @@ import numpy as np
 from guide_tui.chunking import CHUNKER_VERSION, Chunk, chunk_corpus, sentences
 from guide_tui.corpus import Corpus, CorpusError, hash_files, load_corpus, sha256_file
 from guide_tui.embedding import Embedder, ModelError
+from guide_tui.paths import BUNDLED_CORPUS, BUNDLED_INDEX, default_index  # noqa: F401 (the bundled folders are imported from here too)
 from guide_tui.staging import WriteSteps, new_locked_folder, remove_abandoned, replace_folder, restore_interrupted_swap
 
 FORMAT_VERSION = 1
-REPO_ROOT = Path(__file__).resolve().parent.parent
-BUNDLED_INDEX = REPO_ROOT / "index"
-BUNDLED_CORPUS = REPO_ROOT / "corpus"
 MANIFEST = "manifest.json"
 CHUNKS = "chunks.jsonl"
 VECTORS = "vectors.usearch"
@@ -443,7 +441,7 @@ def load_index(folder: Path | None = None, embedder: Embedder | None = None, reb
     A corpus that changed since the build is rebuilt in memory (it takes well under
     a second for the guides) and said so in `notes`, unless rebuild_if_stale is off.
     """
-    folder = Path(folder or BUNDLED_INDEX)
+    folder = Path(folder or default_index())
     manifest = read_manifest(folder)
     try:
         embedder = embedder or Embedder()

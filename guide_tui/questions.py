@@ -6,7 +6,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-QUESTIONS_FILE = Path(__file__).resolve().parent / "questions.toml"
+from guide_tui.paths import QUESTIONS_FILE
 KINDS = ("answerable", "near_miss", "off_topic")
 
 

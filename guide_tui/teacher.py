@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from guide_tui.embedding import model_sha256
+from guide_tui.paths import BUNDLED_TEACHER
 
-BUNDLED_TEACHER = Path(__file__).resolve().parent.parent / "index" / "teacher"
 WEIGHTS_DIR = "weights"
 TYPE_VOCAB_SIZE = 2
 TOKENS_PER_BATCH = 2048  # texts run shortest first, as many at a time as keep the padded batch within this many tokens

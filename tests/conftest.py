@@ -14,6 +14,18 @@ ROOT = Path(__file__).resolve().parent.parent
 ORIGINALS = ROOT.parent / "shared" / "corpora" / "city_guides"
 
 
+USER_FOLDERS = ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME")  # where platformdirs puts guide-tui's per-user files
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_user_folders(tmp_path_factory):
+    """Tests never read or write the developer's own guide-tui index, settings or reports (subprocesses inherit this)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in USER_FOLDERS:
+            patch.setenv(name, str(tmp_path_factory.mktemp(name.lower())))
+        yield
+
+
 @pytest.fixture(scope="session")
 def bundled_index():
     return load_index(BUNDLED_INDEX)

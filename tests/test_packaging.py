@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_runtime_dependencies_are_the_agreed_ones_and_never_torch() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     names = {dep.split(">")[0].split("=")[0].split("<")[0].strip() for dep in project["dependencies"]}
-    assert names == {"textual", "rich", "tantivy", "model2vec", "usearch", "ollama", "numpy"}
+    assert names == {"textual", "rich", "tantivy", "model2vec", "usearch", "ollama", "numpy", "platformdirs"}
     assert "torch==2.13.0" in project["optional-dependencies"]["distill"]
 
 
