@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from guide_tui.teacher import BUNDLED_TEACHER, WEIGHTS_DIR, Teacher, TeacherError
+from guide_tui.teacher import BUNDLED_TEACHER, TOKENS_PER_BATCH, WEIGHTS_DIR, Teacher, TeacherError, batches
 from guide_tui.teacher_export import read_safetensors
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,10 +40,17 @@ def test_vectors_are_unit_float32_and_384_wide(teacher: Teacher) -> None:
 
 
 def test_a_batch_gives_each_text_the_vector_it_gets_alone(teacher: Teacher) -> None:
-    texts = [entry["text"] for entry in REFERENCE] + ["short", "a somewhat longer question about ferries and tides"] * 20
+    texts = [entry["text"] for entry in REFERENCE] + ["short", "a somewhat longer question about ferries and tides"] * 2
     batched = teacher.encode(texts)
     alone = np.vstack([teacher.encode([text]) for text in texts])
     assert np.abs(batched - alone).max() < 1e-5
+
+
+def test_batches_run_shortest_first_within_the_token_budget() -> None:
+    lengths = [12, 256, 3, 256, 40, 7] + [256] * 9
+    runs = list(batches(lengths))
+    assert runs == [[2, 5, 0, 4, 1, 3, 6, 7], list(range(8, 15))]
+    assert all(len(run) * max(lengths[i] for i in run) <= TOKENS_PER_BATCH for run in runs)
 
 
 def test_text_past_the_length_limit_is_cut_at_256_tokens(teacher: Teacher) -> None:
