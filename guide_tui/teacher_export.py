@@ -16,6 +16,7 @@ import argparse
 import json
 import shutil
 import struct
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -112,7 +113,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=BUNDLED_TEACHER)
     args = parser.parse_args()
     source, package_version = installed_teacher()
-    print(f"exported {args.out}: sha256 {export(source, args.out, package_version)}")
+    try:
+        print(f"exported {args.out}: sha256 {export(source, args.out, package_version)}")
+    except (OSError, ValueError, KeyError) as err:  # a damaged or foreign model folder: one line, not a traceback
+        sys.exit(f"cannot export the teacher from {source}: {err}")
 
 
 if __name__ == "__main__":
