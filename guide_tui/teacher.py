@@ -241,7 +241,7 @@ class Teacher:
         return [Layer.from_weights(self.weights, index) for index in range(self.config.num_layers)]
 
     @cached_property
-    def embedding_parts(self) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    def embedding_parts(self) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """Position vectors (with token type 0 added, the only type a single sentence has) and the embedding norm."""
         positions = np.asarray(self.weights["embeddings.position_embeddings.weight"], dtype=np.float32)
         token_type = np.asarray(self.weights["embeddings.token_type_embeddings.weight"][0], dtype=np.float32)

@@ -16,6 +16,7 @@ import argparse
 import json
 import shutil
 import struct
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -72,7 +73,7 @@ def plain_tokenizer_json(source: Path) -> str:
     tokenizer = json.loads((source / "tokenizer.json").read_text(encoding="utf-8"))
     tokenizer["truncation"] = None
     tokenizer["padding"] = None
-    return json.dumps(tokenizer, ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(tokenizer, ensure_ascii=False, separators=(",", ":"))  # compact, as saved: it parses faster
 
 
 def export(source: Path, out: Path, package_version: str) -> str:
@@ -112,7 +113,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=BUNDLED_TEACHER)
     args = parser.parse_args()
     source, package_version = installed_teacher()
-    print(f"exported {args.out}: sha256 {export(source, args.out, package_version)}")
+    try:
+        print(f"exported {args.out}: sha256 {export(source, args.out, package_version)}")
+    except (OSError, ValueError, KeyError) as err:  # a damaged or foreign model folder: one line, not a traceback
+        sys.exit(f"cannot export the teacher from {source}: {err}")
 
 
 if __name__ == "__main__":

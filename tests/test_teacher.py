@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from guide_tui.teacher import BUNDLED_TEACHER, WEIGHTS_DIR, Teacher, TeacherError
+from guide_tui.teacher import BUNDLED_TEACHER, TOKENS_PER_BATCH, WEIGHTS_DIR, Teacher, TeacherError, batches
 from guide_tui.teacher_export import read_safetensors
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,10 +40,17 @@ def test_vectors_are_unit_float32_and_384_wide(teacher: Teacher) -> None:
 
 
 def test_a_batch_gives_each_text_the_vector_it_gets_alone(teacher: Teacher) -> None:
-    texts = [entry["text"] for entry in REFERENCE] + ["short", "a somewhat longer question about ferries and tides"] * 20
+    texts = [entry["text"] for entry in REFERENCE] + ["short", "a somewhat longer question about ferries and tides"] * 2
     batched = teacher.encode(texts)
     alone = np.vstack([teacher.encode([text]) for text in texts])
     assert np.abs(batched - alone).max() < 1e-5
+
+
+def test_batches_run_shortest_first_within_the_token_budget() -> None:
+    lengths = [12, 256, 3, 256, 40, 7] + [256] * 9
+    runs = list(batches(lengths))
+    assert runs == [[2, 5, 0, 4, 1, 3, 6, 7], list(range(8, 15))]
+    assert all(len(run) * max(lengths[i] for i in run) <= TOKENS_PER_BATCH for run in runs)
 
 
 def test_text_past_the_length_limit_is_cut_at_256_tokens(teacher: Teacher) -> None:
@@ -125,3 +132,46 @@ def test_safetensors_reader_reads_the_header_and_rejects_a_short_tensor(tmp_path
     assert np.array_equal(read_safetensors(write([2, 3]))["x"], values.reshape(2, 3))
     with pytest.raises(ValueError, match="tensor x holds 24 bytes"):
         read_safetensors(write([2, 4]))
+
+
+def tiny_bert_folder(folder: Path) -> Path:
+    """A sentence-transformers folder laid out like all-MiniLM-L6-v2's, with a random two-layer, 8-wide BERT."""
+    from guide_tui.teacher import TeacherConfig, weight_shapes
+
+    config = TeacherConfig(hidden_size=8, intermediate_size=16, num_layers=2, num_heads=2, layer_norm_eps=1e-12, max_seq_length=256)
+    rng = np.random.default_rng(0)
+    shapes = weight_shapes(config, vocab_size=30522) | {"embeddings.position_embeddings.weight": (512, 8), "pooler.dense.bias": (8,)}
+    tensors = {name: rng.normal(size=shape).astype("<f4") for name, shape in shapes.items()}
+    header, offset = {"__metadata__": {"format": "pt"}}, 0
+    for name, tensor in tensors.items():
+        header[name] = {"dtype": "F32", "shape": list(tensor.shape), "data_offsets": [offset, offset + tensor.nbytes]}
+        offset += tensor.nbytes
+    encoded = json.dumps(header).encode()
+    (folder / "1_Pooling").mkdir(parents=True)
+    (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(encoded)) + encoded + b"".join(t.tobytes() for t in tensors.values()))
+    bert = {"hidden_size": 8, "intermediate_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2, "layer_norm_eps": 1e-12, "hidden_act": "gelu"}
+    (folder / "config.json").write_text(json.dumps(bert))
+    (folder / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 256, "do_lower_case": False}))
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps({"word_embedding_dimension": 8, "pooling_mode_mean_tokens": True, "pooling_mode_cls_token": False}))
+    shutil.copy(BUNDLED_TEACHER / "tokenizer.json", folder / "tokenizer.json")
+    return folder
+
+
+def test_export_is_byte_identical_on_rerun_and_loads(tmp_path: Path) -> None:
+    from guide_tui.teacher_export import export
+
+    source = tiny_bert_folder(tmp_path / "source")
+    first = export(source, tmp_path / "out", "0.1.0")
+    assert export(source, tmp_path / "out", "0.1.0") == first
+    assert not (tmp_path / "out.partial").exists() and "pooler.dense.bias.npy" not in {p.name for p in (tmp_path / "out" / WEIGHTS_DIR).iterdir()}
+    vectors = Teacher(tmp_path / "out").encode(["a tiny model still gives unit vectors", ""])
+    assert vectors.shape == (2, 8) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_export_refuses_a_model_the_numpy_encoder_cannot_run(tmp_path: Path) -> None:
+    from guide_tui.teacher_export import export
+
+    source = tiny_bert_folder(tmp_path / "source")
+    (source / "1_Pooling" / "config.json").write_text(json.dumps({"pooling_mode_cls_token": True}))
+    with pytest.raises(ValueError, match="not a mean-pooled BERT"):
+        export(source, tmp_path / "out", "0.1.0")
