@@ -24,6 +24,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Callable
 
+from guide_tui.answering import answer_question
 from guide_tui.corpus import HEADING, guide_text
 from guide_tui.indexes import LoadedIndex, resolve_corpus
 from guide_tui.paths import CHECKOUT, default_index, reports_dir
@@ -649,6 +650,8 @@ def eval_command(args: argparse.Namespace, now: datetime) -> int:
 
     if args.runs < 1:
         raise EvalInputError("--runs must be at least 1")
+    if args.questions and Path(args.questions).suffix == ".jsonl":
+        return traveller_eval(args, now)
     try:
         question_set = load_questions(args.questions)
     except FileNotFoundError as err:
@@ -693,6 +696,96 @@ def eval_command(args: argparse.Namespace, now: datetime) -> int:
     print_summary(evaluation, comparison, path)
     missed = [t for t in evaluation.targets if t["met"] is False]
     return 1 if missed else 0
+
+
+TRAVELLER_TARGETS = {"right": 0.85, "wrongly_refused": 0.03, "handled": 0.89, "rank1": 0.82, "hit5": 0.97}
+"""For a question file written by travellers (the shared dev set's format): issue 10's targets, as shares."""
+
+
+def traveller_eval(args: argparse.Namespace, now: datetime) -> int:
+    """eval over a JSON Lines question file: shared/eval/score.py's table, for all questions and for the
+    odd and even ids apart (the two cross-validation halves), written to a dated report."""
+    from guide_tui.answerability import shipped_model
+    from guide_tui.report import open_retriever
+    from guide_tui.scoring import load_traveller_questions, score, score_table
+
+    try:
+        questions = load_traveller_questions(args.questions)
+    except FileNotFoundError as err:
+        raise EvalInputError(f"questions file {args.questions} not found") from err
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise EvalInputError(f"questions file {args.questions} cannot be used: {err}") from err
+    if not questions:
+        raise EvalInputError(f"questions file {args.questions} holds no questions")
+    retriever = open_retriever(args.index, gate=False)
+    started = time.perf_counter()
+    answers = [
+        answer_question(retriever, q.question, generator=args.generator, model=args.model).to_json() for q in questions
+    ]
+    seconds = time.perf_counter() - started
+    first_heading = {c.file: c.section for c in retriever.index.chunks if c.chunk_id.endswith("#0")}
+    sections = []
+    for label, keep in (("all", lambda q: True), ("odd ids", lambda q: q.number % 2 == 1), ("even ids", lambda q: q.number % 2 == 0)):
+        chosen = [(q, a) for q, a in zip(questions, answers) if keep(q)]
+        if chosen:
+            scores = score([q for q, _ in chosen], [a for _, a in chosen], first_heading)
+            sections.append((label, scores, score_table(scores)))
+    overall = sections[0][1]
+    answerable, unanswerable = overall.total(True), overall.total(False)
+    figures = {
+        "right": answerable.right / answerable.n if answerable.n else None,
+        "wrongly_refused": answerable.refused / answerable.n if answerable.n else None,
+        "handled": unanswerable.refused / unanswerable.n if unanswerable.n else None,
+        "rank1": answerable.rank1 / answerable.n if answerable.n else None,
+        "hit5": answerable.hit5 / answerable.n if answerable.n else None,
+    }
+    missed = [
+        name for name, value in figures.items()
+        if value is not None and (value > TRAVELLER_TARGETS[name] if name == "wrongly_refused" else value < TRAVELLER_TARGETS[name])
+    ]
+    model = shipped_model()
+    settings = {
+        "command": command_line(args),
+        "index": str(retriever.index.folder),
+        "questions": str(args.questions),
+        "generator": args.generator,
+        "retrieval": retrieval_settings(),
+        "answerability": {"threshold": model.threshold, "fitted_on": model.fitted_on},
+        "seconds": round(seconds, 1),
+    }
+    lines = [f"# guide-tui eval: {args.questions} ({now:%Y-%m-%d %H:%M})", "", "```", json.dumps(settings, indent=2), "```", ""]
+    for label, _, table in sections:
+        lines += [f"## {label}", "", "```", table, "```", ""]
+    lines += ["## Targets", ""] + [
+        f"- {name}: {'-' if value is None else f'{value:.3f}'} (target {'<=' if name == 'wrongly_refused' else '>='} "
+        f"{TRAVELLER_TARGETS[name]}){' MISSED' if name in missed else ''}"
+        for name, value in figures.items()
+    ]
+    lines += ["", "## Per question", ""] + [
+        f"- {q.id} ({q.kind}): {overall.outcome[q.id]}" for q in questions
+    ]
+    out_dir = Path(args.out or reports_dir())
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        path = report_path(out_dir, now, args.generator + "-" + Path(args.questions).stem, args.model)
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        path.with_suffix(".json").write_text(json.dumps({"settings": settings, "figures": figures, "answers": answers}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as err:
+        raise EvalInputError(f"cannot write the report to {out_dir}: {err.strerror or err}") from err
+    for label, _, table in sections:
+        print(f"{label}:\n{table}\n")
+    for name in missed:
+        print(f"MISSED: {name} {figures[name]:.3f} (target {TRAVELLER_TARGETS[name]})")
+    print(f"report: {path}")
+    return 1 if missed else 0
+
+
+def retrieval_settings() -> dict:
+    """The retrieval knobs a report was made with."""
+    from guide_tui import retrieval
+
+    names = ("TOP_K", "VECTOR_WEIGHT", "REGION_BONUS", "ASKED_VALUE_BONUS", "TEACHER_POOL", "TEACHER_WEIGHT")
+    return {name.lower(): getattr(retrieval, name) for name in names}
 
 
 def command_line(args: argparse.Namespace) -> str:

@@ -492,13 +492,10 @@ def part_evidence(part: str, subject: Subject, hits: list[Hit], facts: Analysed,
 
 
 def list_quotes(ranked: list[Candidate]) -> list[Candidate]:
-    """For a list question: the best sentences of the section whose best few sentences score highest
-    together (a list is usually one section: "What to see"), best first."""
-    by_chunk: dict[int, list[Candidate]] = {}
-    for candidate in ranked:
-        by_chunk.setdefault(candidate.sentence.chunk, []).append(candidate)
-    section = max(by_chunk.values(), key=lambda group: sum(c.score for c in group[:MAX_LIST_QUOTES]))
-    return section[:MAX_LIST_QUOTES]
+    """For a list question: the best sentences of the highest-ranked chunk that may answer it (a list is
+    usually one section: "What to see"), best first."""
+    top = min(c.hit.rank for c in ranked)
+    return [c for c in ranked if c.hit.rank == top][:MAX_LIST_QUOTES]
 
 
 def completion(subject: Subject, best: Candidate, facts: Analysed, teacher: np.ndarray | None) -> list[Candidate]:
