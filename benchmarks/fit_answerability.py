@@ -34,6 +34,7 @@ DEV = SHARED / "eval" / "dev_questions.jsonl"
 ORIGINALS = SHARED / "corpora" / "city_guides"
 OWN = ROOT / "benchmarks" / "data" / "own_questions.jsonl"
 L2 = 1.0
+ANSWERED_UNANSWERABLE_COST = 1.0  # an unanswerable part answered costs this many wrongly refused answerable ones
 
 
 def first_headings(retriever: Retriever) -> dict[str, str]:
@@ -52,13 +53,13 @@ def rows_of(retriever: Retriever, texts_and_labels: list[tuple[str, int]]) -> li
 
 
 def choose_threshold(model: AnswerabilityModel, rows: list[tuple[dict, int]]) -> float:
-    """The probability cut with the fewest errors on the fitting rows, refusing an answerable part
-    counting as much as answering an unanswerable one."""
+    """The probability cut with the least cost on the fitting rows: a refused answerable part costs 1,
+    an answered unanswerable one ANSWERED_UNANSWERABLE_COST."""
     scored = sorted((model.probability(f), y) for f, y in rows)
     best, best_errors = 0.5, len(rows) + 1
     for n in range(len(scored) + 1):
         cut = scored[n][0] if n < len(scored) else 1.0
-        errors = sum(y for _, y in scored[:n]) + sum(1 - y for _, y in scored[n:])
+        errors = sum(y for _, y in scored[:n]) + ANSWERED_UNANSWERABLE_COST * sum(1 - y for _, y in scored[n:])
         if errors < best_errors:
             best, best_errors = cut, errors
     return best

@@ -188,6 +188,11 @@ def analysed(retriever: Retriever) -> Analysed:
 # ---------------------------------------------------------------- choosing the sentences that answer
 
 FILLER_IN_NAMES = frozenset("best good proper main little".split())  # "the best base": still inside the name
+EXISTENCE = re.compile(
+    r"\b(?:is|are) there\b|\bis it possible to (?:hire|rent|buy|get)\b|\b(?:can|could) (?:i|we|you|one) (?:hire|rent|buy|get)\b"
+    r"|\bwhere (?:can|could|do) (?:i|we|you|one) (?:hire|rent|buy|get)\b|\bdo(?:es)? (?:it|they|the \w+) (?:have|do|serve|sell)\b",
+    re.IGNORECASE,
+)
 YES_NO = re.compile(r"^(?:is|are|does|do|did|can|could|will|would|should|has|have|was|were)\b", re.IGNORECASE)
 SOFT_KIND_SHARE = 0.5
 YES_NO_UNKNOWN = 1 / 3  # share of a yes/no question's subject unknown to the place at which it is refused
@@ -203,6 +208,7 @@ class Subject:
     kinds: list[tuple[str, ...]]
     towns: set[str]
     yes_no: bool  # "Is there a cinema...?": only the subject itself can answer it
+    asks_existence: bool  # "is there", "are there any", "can I hire/buy/rent/get": whether a thing exists there
     named: set[str]  # words of the things the question names after an article ("a cinema", "the entry fee")
     vector: np.ndarray  # the question's sentence vector, town names masked
     word_vectors: np.ndarray
@@ -247,7 +253,8 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     weights = np.array([facts.rarity(word) for word in words])
     last_sentence = re.split(r"(?<=[.!?])\s+", question.strip())[-1]
     named = named_things(without_towns)
-    return Subject(words, weights, kinds, towns, bool(YES_NO.match(last_sentence)), named, vectors[0], vectors[1:])
+    exists = bool(EXISTENCE.search(question))
+    return Subject(words, weights, kinds, towns, bool(YES_NO.match(last_sentence)), exists, named, vectors[0], vectors[1:])
 
 
 ARTICLES = frozenset("a an the any some my your its their this that these those one another".split())
@@ -543,6 +550,7 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
         "other_place": float(rivals),
         "yes_no_unknown": unknown_here if subject.yes_no else 0.0,
         "no_subject": float(not subject.words),
+        "absent_thing": float(subject.asks_existence and bool((~literal_here & named).any())),
     }
 
 
