@@ -27,7 +27,7 @@ FEATURES = (
     "other_place",  # 1 when another town's sentence covers the subject better (a false premise)
     "yes_no_unknown",  # unknown_here, for yes/no questions ("Is there a cinema...?")
     "no_subject",  # 1 when the question has no content word left ("what about it?")
-    "absent_thing",  # an "is there / can I hire" question whose named thing the place's guides never mention
+    "absent_thing",  # an "is there / can I hire" question with a word the place's guides never use
 )
 MODEL_FILE = Path(__file__).with_name("answerability.json")
 

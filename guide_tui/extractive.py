@@ -550,7 +550,7 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
         "other_place": float(rivals),
         "yes_no_unknown": unknown_here if subject.yes_no else 0.0,
         "no_subject": float(not subject.words),
-        "absent_thing": float(subject.asks_existence and bool((~literal_here & named).any())),
+        "absent_thing": float(subject.asks_existence and bool((~literal_here).any())),
     }
 
 

@@ -1,0 +1,177 @@
+"""Issue 10's contract for every answer: only chunks within the cutoff, quotations that are runs of adjacent
+sentences of one chunk, question parts answered or named as uncovered, and the answerability verdict on show."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from guide_tui.answerability import FEATURES, AnswerabilityModel, fit, shipped_model
+from guide_tui.answering import REFUSAL, answer_question
+from guide_tui.asked import asks_for_a_list, question_parts
+from guide_tui.questions import load_questions
+from guide_tui.scoring import load_traveller_questions, score, score_table
+
+ROOT = Path(__file__).resolve().parent.parent
+SCORE_PY = ROOT.parent / "shared" / "eval" / "score.py"
+OWN_QUESTIONS = ROOT / "benchmarks" / "data" / "own_questions.jsonl"
+
+
+def ask(retriever, text: str, **kwargs):
+    return answer_question(retriever, text, generator="extractive", **kwargs)
+
+
+# ---------------------------------------------------------------- only chunks within the cutoff
+
+
+def test_a_chunk_beyond_the_cutoff_is_never_quoted(retriever) -> None:
+    retrieval = retriever.retrieve("When does the Kestrelford bakery sell out?")
+    quoted = {c.chunk_id for c in ask(retriever, retrieval.question, retrieval=retrieval).citations}
+    assert quoted, "the bakery question is answered from the bundled guides"
+    beyond = [replace(hit, above_cutoff=hit.chunk.chunk_id in quoted) for hit in retrieval.hits]
+    answer = ask(retriever, retrieval.question, retrieval=replace(retrieval, hits=beyond))
+    assert not {c.chunk_id for c in answer.citations} & quoted
+    usable = {hit.chunk.chunk_id for hit in beyond if not hit.above_cutoff}
+    assert answer.refused or {c.chunk_id for c in answer.citations} <= usable
+
+
+def test_nothing_within_the_cutoff_is_a_refusal_with_no_source(retriever) -> None:
+    retrieval = retriever.retrieve("When does the Kestrelford bakery sell out?")
+    every_row_beyond = replace(retrieval, hits=[replace(hit, above_cutoff=True) for hit in retrieval.hits])
+    answer = ask(retriever, retrieval.question, retrieval=every_row_beyond)
+    assert answer.refused and answer.text == REFUSAL and answer.sources() == []
+    assert answer.verdicts[0].reason == "no retrieved chunk is within the cutoff"
+
+
+def quoted_runs(text: str) -> list[str]:
+    """Every quotation in an extractive answer: each line is 'LEAD says: "run" … "run"'."""
+    runs = []
+    for line in text.splitlines():
+        if ' says: "' in line:
+            runs += line.split(' says: "', 1)[1].removesuffix('"').split('" … "')
+    return runs
+
+
+def test_every_quotation_is_adjacent_sentences_of_one_chunk(retriever, bundled_index) -> None:
+    sentences_of: dict[int, list[str]] = {}
+    for unit in bundled_index.units:
+        sentences_of.setdefault(unit.chunk, []).append(" ".join(unit.text.split()))
+    runs_of_adjacent = {
+        " ".join(chunk[i:j]) for chunk in sentences_of.values() for i in range(len(chunk)) for j in range(i + 1, len(chunk) + 1)
+    }
+    checked = 0
+    for question in load_questions().questions:
+        answer = ask(retriever, question.text)
+        if answer.refused:
+            continue
+        for run in quoted_runs(answer.text):
+            assert " ".join(run.split()) in runs_of_adjacent, (question.text, run)
+            checked += 1
+    assert checked >= 100
+
+
+# ---------------------------------------------------------------- parts, lists, names the guides never use
+
+
+def test_question_parts_split_on_new_questions_only() -> None:
+    assert question_parts("Which day is the Givens Mill tearoom shut, and can I stay overnight in the village?") == [
+        "Which day is the Givens Mill tearoom shut", "can I stay overnight in the village?"
+    ]
+    assert question_parts("What is there to see and do in Corry Vale?") == ["What is there to see and do in Corry Vale?"]
+    assert question_parts("do i have to reserve a table in thornby wells, how early?") == [
+        "do i have to reserve a table in thornby wells, how early?"
+    ]
+    assert question_parts("Is the mill open on Tuesdays? How much is the tour?") == ["Is the mill open on Tuesdays?", "How much is the tour?"]
+
+
+def test_a_part_the_guides_do_not_cover_is_named_and_the_rest_answered(retriever) -> None:
+    answer = ask(retriever, "How long is the drive from Brightwater to Thornby Wells, and is there a cinema there?")
+    assert not answer.refused
+    assert "45 minutes" in answer.text
+    assert answer.text.rstrip().endswith("The guides do not say: is there a cinema there?")
+    assert [v.answered for v in answer.verdicts] == [True, False]
+    assert answer.verdicts[1].reason and "guide" not in answer.verdicts[1].reason.split(".md")[0][-5:]
+
+
+def test_a_list_question_quotes_several_sentences_of_the_section(retriever) -> None:
+    assert asks_for_a_list("What is there to see in Halden Bay?")
+    answer = ask(retriever, "What is there to see in Halden Bay?")
+    assert {(c.file, c.section) for c in answer.citations} == {("guide_halden_bay.md", "What to see")}
+    assert len(answer.citations) >= 3
+
+
+@pytest.mark.parametrize(
+    "question, name",
+    [("Which pubs in Edinburgh do a good Sunday lunch?", "Edinburgh"), ("Is the Kestrelford bakery better than the ones in Paris?", "Paris")],
+)
+def test_a_name_the_guides_never_use_is_a_refusal_saying_so(retriever, question, name) -> None:
+    answer = ask(retriever, question)
+    assert answer.refused and answer.sources() == []
+    assert answer.refusal_detail == f"the guides never mention {name}"
+
+
+def test_i_m_and_sunday_are_not_unknown_names(retriever) -> None:
+    answer = ask(retriever, "I'm in Kestrelford on a Sunday: is there a bus to Brightwater?")
+    assert "never mention" not in (answer.refusal_detail or "")
+
+
+# ---------------------------------------------------------------- the answerability model
+
+
+def test_every_answer_and_refusal_in_ask_json_carries_its_verdicts(tmp_path) -> None:
+    questions = ["When does the Kestrelford bakery sell out?", "Is there a cinema in Kestrelford?", "Which pubs in Edinburgh are good?", ""]
+    (tmp_path / "q.txt").write_text("\n".join(questions) + "\n", encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "-m", "guide_tui", "ask", "--json", "--generator", "extractive", "--from", str(tmp_path / "q.txt")],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )
+    rows = [json.loads(line) for line in run.stdout.splitlines()]
+    assert len(rows) == 3  # the empty line is skipped by --from
+    for row in rows:
+        verdicts = row["answerability"]
+        assert verdicts and all(0.0 <= v["probability"] <= 1.0 for v in verdicts)
+        assert row["refused"] == (not any(v["answered"] for v in verdicts))
+        decided = [v for v in verdicts if v["features"]]
+        assert all(set(v["features"]) == set(FEATURES) for v in decided)
+    assert rows[0]["answerability"][0]["probability"] >= shipped_model().threshold
+    assert rows[2]["answerability"][0]["reason"] == "the guides never mention Edinburgh"
+
+
+def test_fit_separates_what_one_feature_separates() -> None:
+    rows = [dict.fromkeys(FEATURES, 0.0) | {"kind_missing": float(n % 2)} for n in range(40)]
+    labels = [1 - n % 2 for n in range(40)]
+    weights, bias = fit(rows, labels)
+    model = AnswerabilityModel(weights, bias, 0.5)
+    assert weights["kind_missing"] < -1.0
+    assert [model.probability(row) >= 0.5 for row in rows] == [bool(y) for y in labels]
+
+
+def test_the_shipped_model_weighs_every_feature_and_says_what_it_was_fitted_on() -> None:
+    model = shipped_model()
+    assert set(model.weights) == set(FEATURES)
+    assert 0.0 < model.threshold < 1.0
+    assert model.fitted_on["dev_half"] == "odd"
+
+
+# ---------------------------------------------------------------- scoring agrees with shared/eval/score.py
+
+
+@pytest.mark.skipif(not SCORE_PY.is_file(), reason="needs ../shared/eval/score.py beside the repo")
+def test_scores_agree_with_the_shared_score_script(tmp_path, retriever) -> None:
+    questions = load_traveller_questions(OWN_QUESTIONS)[::4]  # every kind, 43 questions
+    subset = tmp_path / "questions.jsonl"
+    subset.write_text("".join(line for n, line in enumerate(OWN_QUESTIONS.read_text(encoding="utf-8").splitlines(True)) if n % 4 == 0))
+    answers = [ask(retriever, q.question).to_json() for q in questions]
+    (tmp_path / "answers.jsonl").write_text("".join(json.dumps(a) + "\n" for a in answers), encoding="utf-8")
+    theirs = subprocess.run(
+        [sys.executable, str(SCORE_PY), str(tmp_path / "answers.jsonl"), str(subset)], capture_output=True, text=True, timeout=60
+    )
+    first = {c.file: c.section for c in retriever.index.chunks if c.chunk_id.endswith("#0")}
+    assert theirs.returncode == 0, theirs.stderr
+    assert score_table(score(questions, answers, first)).strip() == theirs.stdout.strip()
