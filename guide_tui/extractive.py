@@ -401,7 +401,7 @@ COMPANION_MARGIN = 0.35  # another sentence is quoted too when it scores this cl
 COMPLETION_REACH = 2  # how many sentences away a missing kind of answer is looked for in the best one's chunk
 
 
-MAX_LIST_QUOTES = 4  # a list question quotes up to this many sentences of the section that answers it
+MAX_LIST_QUOTES = 5  # a list question quotes up to this many sentences of the section that answers it
 
 
 @dataclass(frozen=True)
@@ -439,7 +439,8 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
         similarities = None if part_vector is None else retriever.index.teacher_vectors @ part_vector
         subject = subject_of(part, facts, towns)
         towns = subject.towns
-        found = part_evidence(part, subject, hits, facts, similarities)
+        sections = retriever.section_similarities(part_vector) if part_vector is not None and asks_for_a_list(part) else None
+        found = part_evidence(part, subject, hits, facts, similarities, sections)
         verdicts += found.verdicts
         if found.problem:
             uncovered.append(part)
@@ -467,7 +468,9 @@ def unknown_names(question: str, facts: Analysed) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def part_evidence(part: str, subject: Subject, hits: list[Hit], facts: Analysed, teacher: np.ndarray | None) -> Evidence:
+def part_evidence(
+    part: str, subject: Subject, hits: list[Hit], facts: Analysed, teacher: np.ndarray | None, sections: dict[str, float] | None = None
+) -> Evidence:
     """The sentence (or few) that answer one question, or why none does, with the model's verdict."""
     everything = candidates(subject, hits, facts, teacher)
     ranked = [c for c in everything if c.allowed]
@@ -475,7 +478,7 @@ def part_evidence(part: str, subject: Subject, hits: list[Hit], facts: Analysed,
         reason = f"nothing retrieved is from the guides for {' or '.join(sorted(subject.towns)) or 'the region'}"
         return Evidence([], reason, verdicts=[Verdict(part, 0.0, False, {}, reason)])
     if asks_for_a_list(part):
-        quotes = list_quotes(ranked)
+        quotes = list_quotes(ranked, sections)
         best = quotes[0]
     else:
         best = ranked[0]
@@ -498,11 +501,12 @@ def part_evidence(part: str, subject: Subject, hits: list[Hit], facts: Analysed,
     return Evidence(quotes, reason, verdicts=[Verdict(part, probability, False, features, reason)])
 
 
-def list_quotes(ranked: list[Candidate]) -> list[Candidate]:
-    """For a list question: the best sentences of the highest-ranked chunk that may answer it (a list is
-    usually one section: "What to see"), best first."""
-    top = min(c.hit.rank for c in ranked)
-    return [c for c in ranked if c.hit.rank == top][:MAX_LIST_QUOTES]
+def list_quotes(ranked: list[Candidate], sections: dict[str, float] | None) -> list[Candidate]:
+    """For a list question: the best sentences of one chunk (a list is usually one section: "What to see"),
+    best first; the chunk whose heading the teacher finds closest to the question (sections), else the
+    highest-ranked one."""
+    chosen = min(ranked, key=lambda c: (-(sections or {}).get(c.hit.chunk.section, 0.0), c.hit.rank)).hit.rank
+    return [c for c in ranked if c.hit.rank == chosen][:MAX_LIST_QUOTES]
 
 
 def completion(subject: Subject, best: Candidate, facts: Analysed, teacher: np.ndarray | None) -> list[Candidate]:

@@ -182,6 +182,7 @@ class Retriever:
         self.units_of = np.split(np.arange(len(index.units)), np.flatnonzero(np.diff(self.unit_chunk)) + 1)
         """Per chunk ordinal, the rows of its units (units are stored chunk by chunk, in order)."""
         self._teacher = None
+        self._sections: tuple[list[str], np.ndarray] | None = None
 
     @property
     def teacher(self):
@@ -200,6 +201,15 @@ class Retriever:
                 return None
             self._teacher = teacher
         return self._teacher
+
+    def section_similarities(self, question_vector: np.ndarray) -> dict[str, float]:
+        """Per section heading ("What to see"), the teacher cosine with the question: which section a list
+        question asks for (headings encoded once per index, at the first list question)."""
+        if self._sections is None:
+            names = sorted({chunk.section for chunk in self.index.chunks})
+            self._sections = (names, self.teacher.encode(names))
+        names, vectors = self._sections
+        return dict(zip(names, (vectors @ question_vector).tolist()))
 
     def teacher_similarities(self, question_vector: np.ndarray, chunks: list[int]) -> np.ndarray:
         """Per chunk: the teacher cosine of the question and the chunk's best-matching sentence."""
