@@ -33,7 +33,7 @@ from guide_tui.answering import REFUSAL, Answer, answer_question
 from guide_tui.indexes import IndexLoadError, LoadedIndex, check_built_from, load_index, rebuild_hint, require_cutoff
 from guide_tui.paths import default_index
 from guide_tui.questions import Question, load_questions
-from guide_tui.report import cutoff_row_at, no_hits_message
+from guide_tui.report import cutoff_row_at, no_hits_message, teacher_cell
 from guide_tui.retrieval import MAX_QUESTION_CHARS, Hit, Retrieval, Retriever, clean_question, printable
 
 EXIT_AFTER_ENV = "GUIDE_TUI_EXIT_AFTER"  # "paint" or "ready": exit once there, for the start-up benchmark
@@ -185,7 +185,7 @@ class HitsTable(DataTable):
 
     # Fixed widths (a header measured from its rows can be left drawn at the old widths); the numbers'
     # columns never shrink, the source column takes what the terminal has left.
-    NUMBERS = (("best-sentence\ndistance", 13), ("keyword\nBM25", 8), ("fused", 6))
+    NUMBERS = (("best-sentence\ndistance", 13), ("keyword\nBM25", 8), ("teacher\ncosine", 7), ("fused", 6))
     RANK_WIDTH = 3
     MIN_SOURCE_WIDTH = 20
 
@@ -227,7 +227,7 @@ class HitsTable(DataTable):
     def add_cutoff_row(self, cutoff: float) -> None:
         style = "bold red"
         label = Text(f"── cutoff {cutoff:.4f} ──", style=style)
-        self.add_row(Text(""), label, Text(f"> {cutoff:.4f} ✗", style=style), Text(""), Text(""), key="cutoff")
+        self.add_row(Text(""), label, Text(f"> {cutoff:.4f} ✗", style=style), Text(""), Text(""), Text(""), key="cutoff")
 
     def add_hit_row(self, hit: Hit, expected: tuple[str, ...]) -> None:
         style = "dim" if hit.above_cutoff else ""
@@ -241,6 +241,7 @@ class HitsTable(DataTable):
             Text(printable(f"{hit.chunk.chunk_id} § {hit.chunk.section}"), style=style),
             Text(f"{hit.vector_distance:.4f}{' ✗' if hit.above_cutoff else ''}", style=style),
             Text(f"{hit.keyword_score:.3f}", style=style),
+            Text(teacher_cell(hit), style=style),
             Text(f"{hit.fused_score:.4f}", style=style),
             key=key,
         )

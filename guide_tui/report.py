@@ -54,21 +54,28 @@ def retrieval_table(retrieval: Retrieval) -> Table:
     table.add_column("section", overflow="fold", ratio=1)
     table.add_column("distance\n(best\nsentence)", justify="right", no_wrap=True)
     table.add_column("keyword\nBM25", justify="right", no_wrap=True)
+    table.add_column("teacher\ncosine", justify="right", no_wrap=True)
     table.add_column("fused", justify="right", no_wrap=True)
     crossing = cutoff_row_at(retrieval.hits)
     for n, hit in enumerate(retrieval.hits):  # in rank order, as retrieve returns them
         if n == crossing:
-            table.add_row("", Text(f"── cutoff {cutoff} ──", style="bold red"), "", Text(f"> {cutoff}", style="bold red"), "", "")
+            table.add_row("", Text(f"── cutoff {cutoff} ──", style="bold red"), "", Text(f"> {cutoff}", style="bold red"), "", "", "")
         table.add_row(
             str(hit.rank),
             Text(hit.chunk.chunk_id),
             Text(hit.chunk.section),
             f"{hit.vector_distance:.4f}{' ✗' if hit.above_cutoff else '  '}",
             f"{hit.keyword_score:.4f}",
+            teacher_cell(hit),
             f"{hit.fused_score:.4f}",
             style="dim" if hit.above_cutoff else None,
         )
     return table
+
+
+def teacher_cell(hit: Hit) -> str:
+    """The teacher's cosine for the table: "-" for a chunk it did not re-score (outside its pool, or no teacher)."""
+    return "-" if hit.teacher_similarity is None else f"{hit.teacher_similarity:.4f}"
 
 
 def no_hits_message(retrieval: Retrieval) -> str | None:
