@@ -33,6 +33,7 @@ from guide_tui.answering import REFUSAL, Answer, answer_question
 from guide_tui.indexes import IndexLoadError, LoadedIndex, check_built_from, load_index, rebuild_hint, require_cutoff
 from guide_tui.paths import default_index
 from guide_tui.questions import Question, load_questions
+from guide_tui.answerability import shipped_model
 from guide_tui.report import cutoff_row_at, no_hits_message, teacher_cell
 from guide_tui.retrieval import MAX_QUESTION_CHARS, Hit, Retrieval, Retriever, clean_question, printable
 
@@ -304,7 +305,24 @@ def answer_content(answer: Answer) -> Content:
         parts += ["\n", literal(f"answered by {answer.generator}", "dim")]
     if answer.fallback_reason:
         parts += ["\n", literal(f"fallback: {answer.fallback_reason}", "$text-warning")]
+    for line in verdict_lines(answer):
+        parts += ["\n", literal(line, "dim")]
     return Content.assemble(*parts)
+
+
+def verdict_lines(answer: Answer) -> list[str]:
+    """The answerability model's word on each part: its probability against the threshold, and the
+    features that pushed it most, so a refusal can be read like a ranking."""
+    model = shipped_model()
+    lines = []
+    for verdict in answer.verdicts:
+        if not verdict.features:
+            continue
+        pushes = sorted(model.contributions(verdict.features).items(), key=lambda item: -abs(item[1]))[:3]
+        why = ", ".join(f"{name} {verdict.features[name]:.2f} ({push:+.2f})" for name, push in pushes)
+        label = f"“{verdict.part}”: " if len(answer.verdicts) > 1 else ""
+        lines.append(f"answerability {label}p={verdict.probability:.2f} (answers at ≥ {model.threshold:.2f}); most weight: {why}")
+    return lines
 
 
 def refusal_reason(answer: Answer) -> str:
