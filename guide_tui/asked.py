@@ -45,10 +45,10 @@ FOUND = {
     "year": _pattern(r"\b1\d{3}s?\b|\b20\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)[ -]century\b"),
     "number": _pattern(rf"\d|\b(?:{'|'.join(COUNT_WORDS)}|thousand|dozen|half|double|twice|third)\b"),
     "price": _pattern(
-        r"£\s?\d|\bfree\b|\bcosts?\b|\bcosts? nothing\b|\bcheap\w*|\bexpensive\b|\bprices?\b|\bcharges?\b|\bfares?\b"
+        r"£\s?\d|(?<![\w-])free\b|\bcosts?\b|\bcosts? nothing\b|\bcheap\w*|\bexpensive\b|\bprices?\b|\bcharges?\b|\bfares?\b"
         r"|\boverpriced\b"
     ),
-    "amount": _pattern(r"£\s?\d|\b\d+p\b|\bfree\b|\bcosts? nothing\b|\bno charge\b|\bpounds?\b|\bhalf price\b"),
+    "amount": _pattern(r"£\s?\d|\b\d+p\b|(?<![\w-])free\b|\bcosts? nothing\b|\bno charge\b|\bpounds?\b|\bhalf price\b"),
     "measure": _pattern(
         r"\b\d+(?:\.\d+)?\s?(?:m|ft|metres?|meters?|feet|foot|storeys?|stories|floors?|steps)\b"
         rf"|\b(?:{'|'.join(COUNT_WORDS)})[ -](?:metres?|meters?|feet|foot|storeys?|stories|floors?|steps)\b"

@@ -483,6 +483,7 @@ def part_evidence(
     else:
         best = ranked[0]
         quotes = [best] + completion(subject, best, facts, teacher)
+    primary = list(quotes)  # what answers; the companions below only add to it
     for other in ranked[1:]:
         if len(quotes) >= MAX_QUOTES:
             break
@@ -492,7 +493,7 @@ def part_evidence(
         near = other.teacher >= best.teacher - TEACHER_COMPANION_MARGIN and other.kinds_found >= best.kinds_found
         if ((as_good and (close or another_guide)) or near) and other.sentence.text not in {q.sentence.text for q in quotes}:
             quotes.append(other)
-    features = answerability_features(subject, quotes, everything, facts)
+    features = answerability_features(subject, primary, everything, facts)
     model = shipped_model()
     probability = model.probability(features)
     if probability >= model.threshold:
