@@ -205,13 +205,16 @@ def test_table_numbers_equal_json_numbers(retriever, width: int) -> None:
         assert all(len(line) <= width for line in text.splitlines())
         rows = {}
         for line in text.splitlines():
-            match = re.match(r"\s*(\d+)\s+(guide_\S+#\d+)\s.*?(\d+\.\d{4})(?: ✗|  )?\s+(\d+\.\d{4})\s+(\d+\.\d{4})\s*$", line)
+            match = re.match(r"\s*(\d+)\s+(guide_\S+#\d+)\s.*?(\d+\.\d{4})(?: ✗|  )?\s+(\d+\.\d{4})\s+(\d+\.\d{4}|-)\s+(\d+\.\d{4})\s*$", line)
             if match:
-                rows[match.group(2)] = (int(match.group(1)), *map(float, match.group(3, 4, 5)))
+                teacher = None if match.group(5) == "-" else float(match.group(5))
+                rows[match.group(2)] = (int(match.group(1)), float(match.group(3)), float(match.group(4)), teacher, float(match.group(6)))
         retrieved = retrieval.to_json()["retrieved"]
         assert len(rows) == len(retrieved) == TOP_K, text
         for item in retrieved:
-            assert rows[item["chunk_id"]] == (item["rank"], item["vector_distance"], item["keyword_score"], item["fused_score"])
+            assert rows[item["chunk_id"]] == (
+                item["rank"], item["vector_distance"], item["keyword_score"], item["teacher_similarity"], item["fused_score"]
+            )
 
 
 def test_table_draws_the_cutoff_and_marks_chunks_beyond_it(retriever) -> None:
@@ -237,7 +240,10 @@ def test_retrieve_json_schema(capsys) -> None:
         assert set(obj) == {"question", "retrieved", "gate"} and obj["question"] == question
         assert set(obj["gate"]) == {"best_distance", "cutoff", "passed"}
         for item in obj["retrieved"]:
-            assert set(item) == {"rank", "chunk_id", "file", "section", "vector_distance", "keyword_score", "fused_score", "above_cutoff"}
+            assert set(item) == {
+                "rank", "chunk_id", "file", "section", "vector_distance", "keyword_score", "teacher_similarity", "fused_score", "above_cutoff"
+            }
+            assert item["teacher_similarity"] is None or -1.0 <= item["teacher_similarity"] <= 1.0
             assert isinstance(item["rank"], int) and item["chunk_id"].startswith(item["file"] + "#")
             assert all(isinstance(item[k], float) for k in ("vector_distance", "keyword_score", "fused_score"))
             assert item["above_cutoff"] == (item["vector_distance"] > obj["gate"]["cutoff"])
