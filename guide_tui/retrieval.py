@@ -132,6 +132,9 @@ def clean_question(question: str) -> str:
     return " ".join(printable(question[: MAX_QUESTION_CHARS * 2]).split())[:MAX_QUESTION_CHARS]
 
 
+NAME_WORD = re.compile(r"\w+")  # the words of a town name, as the regex \b sees them
+
+
 def place_guides(chunks: list[Chunk]) -> dict[str, str]:
     """file -> place name for guides about one place: those named guide_<their title>.md."""
     return {c.file: c.title for c in chunks if c.file == f"guide_{re.sub(r'[^a-z0-9]+', '_', c.title.lower())}.md"}
@@ -140,22 +143,52 @@ def place_guides(chunks: list[Chunk]) -> dict[str, str]:
 class TownNames:
     """The towns that have a guide of their own, found in text as whole words ("Kestrelford's" too).
 
-    One pattern for retrieval's region bonus, the eval's no-town questions and the extractive
-    answerer's place rule, so all three agree on which questions name a town. Holds only names
-    (never the index), so the answerer's per-index cache can keep it without keeping the index.
+    One lookup for retrieval's region bonus, the eval's no-town questions and the extractive
+    answerer's place rule, so all three agree on which questions name a town. Found word by word
+    (a table of each name's words), so the time grows with the text, not with the number of towns;
+    where names overlap the longest wins ("Upper Kestrelford Magna", never "Kestrelford" inside it).
+    Holds only names (never the index), so the answerer's per-index cache can keep it without the index.
     """
 
     def __init__(self, names) -> None:
         self.names = sorted(set(names), key=len, reverse=True)  # longest first: "Halden Bay" before "Halden"
-        alternatives = "|".join(re.escape(t) for t in self.names) or r"(?!)"  # (?!) never matches: no towns
-        self.pattern = re.compile(rf"\b({alternatives})(?:'s|’s)?\b", re.IGNORECASE)
         self.by_lower = {t.lower(): t for t in self.names}
+        self.by_words: dict[tuple[str, ...], list[str]] = {}  # a name's lowercased words -> its lowercased forms
+        for lower in self.by_lower:
+            self.by_words.setdefault(tuple(NAME_WORD.findall(lower)), []).append(lower)
+        self.first_words = {words[0] for words in self.by_words if words}
+        self.most_words = max(map(len, self.by_words), default=0)
+
+    def spans(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, town) of every name in the text, left to right, each the longest one starting
+        there; end takes a following "'s" in."""
+        words = [(m.start(), m.end(), m.group().lower()) for m in NAME_WORD.finditer(text)]
+        found: list[tuple[int, int, str]] = []
+        end_of_last = 0
+        for n, (start, _, word) in enumerate(words):
+            if start < end_of_last or word not in self.first_words:
+                continue
+            for count in range(min(self.most_words, len(words) - n), 0, -1):
+                end = words[n + count - 1][1]
+                key = tuple(w for _, _, w in words[n : n + count])
+                if text[start:end].lower() in self.by_words.get(key, ()):
+                    if text[end : end + 2] in ("'s", "’s", "'S", "’S") and not NAME_WORD.match(text, end + 2):
+                        end += 2
+                    found.append((start, end, self.by_lower[text[start : words[n + count - 1][1]].lower()]))
+                    end_of_last = end
+                    break
+        return found
 
     def found_in(self, text: str) -> set[str]:
-        return {self.by_lower[m.group(1).lower()] for m in self.pattern.finditer(text)}
+        return {town for _, _, town in self.spans(text)}
 
     def masked(self, text: str) -> str:
-        return self.pattern.sub(" ", text)
+        """The text with every town name (and its "'s") replaced by a space."""
+        parts, at = [], 0
+        for start, end, _ in self.spans(text):
+            parts += [text[at:start], " "]
+            at = end
+        return "".join(parts) + text[at:]
 
 
 class Retriever:
