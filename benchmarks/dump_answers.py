@@ -21,7 +21,7 @@ def main(out: str, index: str | None = None) -> None:
         listed.write("\n".join(questions) + "\n")
     command = [str(Path(sys.executable).parent / "guide-tui"), "ask", "--json", "--generator", "extractive", "--from", listed.name]
     if index:
-        command[1:1] = ["--index", index]
+        command[2:2] = ["--index", index]
     result = subprocess.run(command, capture_output=True, text=True)
     Path(out).write_text(result.stdout + result.stderr, encoding="utf-8")
     print(f"{len(questions)} questions -> {out} (exit {result.returncode})")

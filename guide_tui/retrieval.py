@@ -42,6 +42,13 @@ ASKED_VALUE_BONUS = 0.1
 time, "how much" -> a price): within one town's guide several sections mention the farm shop,
 one says when it shuts."""
 
+EXACT_SEARCH_MAX = 10_000
+"""Up to this many sentences a question's vector is compared with every one (exact); above, the HNSW
+graph finds VECTOR_CANDIDATES (benchmarks/scale.py measures both)."""
+VECTOR_CANDIDATES = 500
+"""How many sentences the HNSW graph returns for a large index, each with its exact distance: chunks
+without one count as matching nothing (distance 1), which only the fused score's scale notices."""
+
 TEACHER_POOL = 20
 """How many chunks, best first by the fused score, the teacher model re-scores (the second stage)."""
 TEACHER_WEIGHT = 1.5
@@ -140,6 +147,19 @@ def place_guides(chunks: list[Chunk]) -> dict[str, str]:
     return {c.file: c.title for c in chunks if c.file == f"guide_{re.sub(r'[^a-z0-9]+', '_', c.title.lower())}.md"}
 
 
+def chunk_value_kinds(chunks: list[Chunk], towns: TownNames) -> np.ndarray:
+    """Per chunk and VALUE_KINDS kind: whether its body holds a value of that kind (for ASKED_VALUE_BONUS).
+    Searched with town names masked, so bodies alike but for their towns (a region's copies) are searched once."""
+    found: dict[str, list[bool]] = {}
+    rows = []
+    for chunk in chunks:
+        body = towns.masked(chunk.body)
+        if body not in found:
+            found[body] = [FOUND[kind].search(body) is not None for kind in VALUE_KINDS]
+        rows.append(found[body])
+    return np.array(rows, dtype=bool).reshape(len(chunks), len(VALUE_KINDS))
+
+
 class TownNames:
     """The towns that have a guide of their own, found in text as whole words ("Kestrelford's" too).
 
@@ -151,7 +171,7 @@ class TownNames:
     """
 
     def __init__(self, names) -> None:
-        self.names = sorted(set(names), key=len, reverse=True)  # longest first: "Halden Bay" before "Halden"
+        self.names = sorted(set(names), key=lambda name: (-len(name), name))  # longest first: "Halden Bay" before "Halden"
         self.by_lower = {t.lower(): t for t in self.names}
         self.by_words: dict[tuple[str, ...], list[str]] = {}  # a name's lowercased words -> its lowercased forms
         for lower in self.by_lower:
@@ -162,6 +182,8 @@ class TownNames:
     def spans(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, town) of every name in the text, left to right, each the longest one starting
         there; end takes a following "'s" in."""
+        if self.first_words.isdisjoint(NAME_WORD.findall(text.lower())):
+            return []  # most sentences name no town: one C-speed pass says so
         words = [(m.start(), m.end(), m.group().lower()) for m in NAME_WORD.finditer(text)]
         found: list[tuple[int, int, str]] = []
         end_of_last = 0
@@ -182,10 +204,10 @@ class TownNames:
     def found_in(self, text: str) -> set[str]:
         return {town for _, _, town in self.spans(text)}
 
-    def masked(self, text: str) -> str:
-        """The text with every town name (and its "'s") replaced by a space."""
+    def masked(self, text: str, spans: list[tuple[int, int, str]] | None = None) -> str:
+        """The text with every town name (and its "'s") replaced by a space (spans: self.spans(text), when known)."""
         parts, at = [], 0
-        for start, end, _ in self.spans(text):
+        for start, end, _ in self.spans(text) if spans is None else spans:
             parts += [text[at:start], " "]
             at = end
         return "".join(parts) + text[at:]
@@ -207,11 +229,9 @@ class Retriever:
         self.places = place_guides(chunks)
         self.towns = TownNames(self.places.values())
         self.region_wide = np.array([c.file not in self.places for c in chunks], dtype=bool)
-        self.holds_kind = np.array(
-            [[FOUND[kind].search(c.body) is not None for kind in VALUE_KINDS] for c in chunks], dtype=bool
-        ).reshape(len(chunks), len(VALUE_KINDS))
+        self.holds_kind = index.analysis.holds_kind if index.analysis is not None else chunk_value_kinds(chunks, self.towns)
         first_with_body: dict[str, int] = {}
-        self.same_as = [first_with_body.setdefault(c.body, n) for n, c in enumerate(chunks)]
+        self.same_as = np.array([first_with_body.setdefault(c.body, n) for n, c in enumerate(chunks)], dtype=np.int64)
         self.units_of = np.split(np.arange(len(index.units)), np.flatnonzero(np.diff(self.unit_chunk)) + 1)
         """Per chunk ordinal, the rows of its units (units are stored chunk by chunk, in order)."""
         self._teacher = None
@@ -284,7 +304,7 @@ class Retriever:
         vector = self.index.embedder.encode([question])[0] if question else None
         if vector is None or not np.any(vector) or not len(self.index.units):
             return distances, best_unit
-        found = self.index.vectors.search(vector, len(self.index.units), exact=True)
+        found = self.nearest(vector)
         keys, found_distances = found.keys.astype(np.int64), found.distances.astype(np.float64)
         owners = self.unit_chunk[keys]
         by_chunk_then_distance = np.lexsort((found_distances, owners))
@@ -293,6 +313,15 @@ class Retriever:
         distances[owners[firsts]] = found_distances[firsts]
         best_unit[owners[firsts]] = keys[firsts]
         return distances, best_unit
+
+    def nearest(self, vector: np.ndarray):
+        """Every sentence by distance (exact search) up to EXACT_SEARCH_MAX sentences; above, the
+        VECTOR_CANDIDATES nearest by the HNSW graph, with their exact distances (the rest count as 1)."""
+        vectors = self.index.vectors
+        if len(self.index.units) <= EXACT_SEARCH_MAX:
+            return vectors.search(vector, len(self.index.units), exact=True)
+        vectors.expansion_search = max(vectors.expansion_search, VECTOR_CANDIDATES)
+        return vectors.search(vector, VECTOR_CANDIDATES, threads=1)
 
     def bonuses(self, question: str) -> np.ndarray:
         """REGION_BONUS and ASKED_VALUE_BONUS per chunk (see their docstrings)."""
@@ -322,7 +351,7 @@ class Retriever:
         if best_unit.max(initial=-1) < 0 and not keyword.any():  # nothing in the question matched anything
             return [], distances, keyword, np.zeros_like(keyword), best_unit, {}, None
         fused = self.fused_scores(question, distances, keyword)
-        order = self.distinct(sorted(range(len(fused)), key=lambda i: (-fused[i], distances[i], i)))
+        order = self.distinct(np.lexsort((np.arange(len(fused)), distances, -fused)).tolist())
         teacher = self.teacher
         if teacher is None:
             return order, distances, keyword, fused, best_unit, {}, None
@@ -338,13 +367,10 @@ class Retriever:
 
     def distinct(self, order: list[int]) -> list[int]:
         """The order with every text repeated word for word in several guides kept once, at its best copy."""
-        texts_shown: set[int] = set()
-        kept = []
-        for i in order:
-            if self.same_as[i] not in texts_shown:
-                texts_shown.add(self.same_as[i])
-                kept.append(i)
-        return kept
+        if not order:
+            return []
+        _, firsts = np.unique(np.asarray(self.same_as)[order], return_index=True)
+        return np.asarray(order)[np.sort(firsts)].tolist()
 
     def retrieve(self, question: str, k: int = TOP_K) -> Retrieval:
         question = clean_question(question)
