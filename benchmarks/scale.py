@@ -1,6 +1,7 @@
 """How build, cold start, memory and per-question time grow with the region: the issue-12 table.
 
     python benchmarks/scale.py [COPIES ...]        # default: 1 100 1000
+    SCALE_WORK=DIR ... --reuse                     # time the indexes DIR already holds (build figures from DIR/buildN.json)
 
 Each size is a region of COPIES copies of corpus/ with the towns renamed per copy
 (benchmarks/make_region.py; 1 = the bundled guides themselves), built with `guide-tui index`
@@ -61,13 +62,17 @@ def timed(command: list[str]) -> tuple[float, float, str]:
     return time.perf_counter() - start, usage.ru_maxrss / 1024, out
 
 
-def measure(copies: int) -> dict:
+def measure(copies: int, reuse: bool = False) -> dict:
     region = ROOT / "corpus" if copies == 1 else WORK / f"region{copies}"
-    if copies > 1:
-        make_region(ROOT / "corpus", copies, region)
-    index = WORK / f"index{copies}"
-    build = [GUIDE_TUI, "index", "--corpus", str(region), "--out", str(index)] + (["--no-teacher"] if copies > 1 else [])
-    build_s, build_mb, _ = timed(build)
+    index, record = WORK / f"index{copies}", WORK / f"build{copies}.json"
+    if reuse and record.is_file():
+        build_s, build_mb = json.loads(record.read_text())
+    else:
+        if copies > 1:
+            make_region(ROOT / "corpus", copies, region)
+        build = [GUIDE_TUI, "index", "--corpus", str(region), "--out", str(index)] + (["--no-teacher"] if copies > 1 else [])
+        build_s, build_mb, _ = timed(build)
+        record.write_text(json.dumps([build_s, build_mb]))
     manifest = json.loads((index / "manifest.json").read_text())
     ask = [GUIDE_TUI, "ask", "--index", str(index), "--generator", "extractive", COLD_QUESTION]
     colds = [timed(ask) for _ in range(3)]
@@ -102,14 +107,14 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main(sizes: list[int]) -> None:
+def main(sizes: list[int], reuse: bool) -> None:
     WORK.mkdir(parents=True, exist_ok=True)
     rows = []
     for copies in sizes:
-        rows.append(measure(copies))
+        rows.append(measure(copies, reuse))
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     print(table(rows))
 
 
 if __name__ == "__main__":
-    main([int(n) for n in sys.argv[1:]] or [1, 100, 1000])
+    main([int(n) for n in sys.argv[1:] if n != "--reuse"] or [1, 100, 1000], "--reuse" in sys.argv)

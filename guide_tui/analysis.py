@@ -22,7 +22,7 @@ from guide_tui.chunking import Chunk
 WORD = re.compile(r"[a-z0-9]+")  # what tantivy's simple tokenizer keeps, on lowercased text
 WORDS_FILE = "analysis.json"  # vocabulary, stems, known words, town names
 WORD_FIELDS = ("vocabulary", "stems", "known_words", "towns", "chunk_frequency")  # stored in WORDS_FILE
-ARRAY_FILES = ("word_vectors", "word_offsets", "word_ids", "town_offsets", "town_ids", "sentence_vectors", "holds_kind")
+ARRAY_FILES = ("word_vectors", "word_offsets", "word_ids", "town_offsets", "town_ids", "sentence_vectors", "holds_kind", "first_use")
 
 
 def array_file(name: str) -> str:
@@ -46,6 +46,7 @@ class SentenceAnalysis:
     sentence_vectors: np.ndarray  # "section: sentence", town names masked
     holds_kind: np.ndarray  # per chunk: retrieval.chunk_value_kinds
     chunk_frequency: dict[str, int]  # per stem, how many chunks use it
+    first_use: np.ndarray  # the vocabulary's ids in the order the sentences first use them
 
     def words(self, row: int) -> list[str]:
         return [self.vocabulary[i] for i in self.word_ids[self.word_offsets[row] : self.word_offsets[row + 1]]]
@@ -97,6 +98,7 @@ def analyse(chunks: list[Chunk], units: list, embedder, done: Callable[[int], No
             [f"{chunks[u.chunk].section}: {towns.masked(u.text, found)}" for u, found in zip(units, spans)], done
         ),
         holds_kind=chunk_value_kinds(chunks, towns),
+        first_use=np.array([word_id[w] for w in dict.fromkeys(w for words in words_of for w in words)], dtype=np.int32),
         chunk_frequency=chunk_frequencies([stem_of[w] for w in vocabulary], word_offsets, word_ids, unit_chunk),
     )
 

@@ -151,9 +151,13 @@ class Analysed:
             rows = self.rows_about(towns)
             chosen = np.zeros(len(self.texts), dtype=bool)
             chosen[rows] = True
-            ids = self.stored.word_ids[np.repeat(chosen, np.diff(self.stored.word_offsets))]
-            _, first = np.unique(ids, return_index=True)
-            words = [self.stored.vocabulary[i] for i in ids[np.sort(first)]]
+            if towns:
+                ids = self.stored.word_ids[np.repeat(chosen, np.diff(self.stored.word_offsets))]
+                _, first = np.unique(ids, return_index=True)
+                ids = ids[np.sort(first)]
+            else:
+                ids = self.stored.first_use  # every sentence: the whole vocabulary, in the order of first use
+            words = [self.stored.vocabulary[i] for i in ids]
             town_ids = np.unique(self.stored.town_ids[np.repeat(chosen, np.diff(self.stored.town_offsets))])
             named = {self.stored.towns[i] for i in town_ids}
             self.places[key] = self.sentence(" ".join(self.texts[r] for r in rows), -1, words, named)

@@ -30,7 +30,7 @@ import numpy as np
 
 from guide_tui.analysis import ANALYSIS_FILES, SentenceAnalysis, analyse, load_analysis, save_analysis
 from guide_tui.chunking import CHUNKER_VERSION, Chunk, chunk_corpus, sentences
-from guide_tui.corpus import Corpus, CorpusError, hash_files, load_corpus, sha256_file
+from guide_tui.corpus import Corpus, CorpusError, file_stats, hash_files, load_corpus, sha256_file
 from guide_tui.embedding import Embedder, ModelError
 from guide_tui.paths import BUNDLED_CORPUS, BUNDLED_INDEX, default_index  # noqa: F401 (the bundled folders are imported from here too)
 from guide_tui.staging import WriteSteps, new_locked_folder, remove_abandoned, replace_folder, restore_interrupted_swap
@@ -41,6 +41,7 @@ CHUNKS = "chunks.jsonl"
 VECTORS = "vectors.usearch"
 KEYWORD_DIR = "keyword"
 TEACHER_VECTORS = "teacher_vectors.npy"
+KEYWORD_ORDINALS = "keyword_ordinals.npy"
 KEYWORD_OPENING_PREFIX = "guide-tui-opening-"  # the short-lived folder in the temp dir the keyword index is opened through
 LIBRARIES = ("tantivy", "usearch", "model2vec", "numpy")
 TEACHER_DIMS = 384
@@ -99,6 +100,7 @@ class LoadedIndex:
     notes: list[str] = field(default_factory=list)  # things the user should see (stale, rebuilt in memory)
     teacher_vectors: np.ndarray | None = None  # per unit, the teacher's vector (None: built without the teacher)
     analysis: SentenceAnalysis | None = None  # stored by the build (None: computed at the first answer)
+    ordinals: np.ndarray | None = None  # keyword_ordinals, stored by the build (None: read from the keyword index)
 
     @property
     def cutoff(self) -> float | None:
@@ -184,6 +186,16 @@ def build_keyword(chunks: list[Chunk], path: str | None):
     return index
 
 
+def keyword_ordinals(keyword) -> np.ndarray:
+    """Per tantivy document: its segment, its address in the segment and its chunk ordinal (rows of three)."""
+    import tantivy
+
+    searcher = keyword.searcher()
+    everything = searcher.search(tantivy.Query.all_query(), limit=max(searcher.num_docs, 1)).hits
+    rows = [(a.segment_ord, a.doc, searcher.doc(a)["ordinal"][0]) for _, a in everything]
+    return np.array(rows, dtype=np.int64).reshape(len(rows), 3)
+
+
 def timestamp() -> str:
     """Now, in UTC; SOURCE_DATE_EPOCH (the reproducible-builds convention) fixes it, so a rebuild can be byte-identical."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
@@ -235,6 +247,7 @@ def build_index(
     steps = steps or WriteSteps.from_env()
     total = BUILD_STEPS
     progress("reading guides", 0, total)
+    stats = file_stats(corpus_dir) if corpus_dir.is_dir() else {}  # before reading: an edit from now on shows as a change
     corpus = load_corpus(corpus_dir)
     chunks = chunk_corpus(corpus)
     units = chunk_units(chunks)
@@ -246,6 +259,8 @@ def build_index(
 
     def write(staging: Path) -> dict:
         manifest = write_index_files(staging, corpus, corpus_path, chunks, units, embedder, progress, steps, teacher)
+        manifest["file_stats"] = {name: stats[name] for name in manifest["files"] if name in stats}
+        write_manifest(staging, manifest)
         if calibrate is not None:
             progress("calibrating the cutoff", 4, total)
             manifest["cutoff"] = calibrate(staging)
@@ -289,7 +304,7 @@ def write_index_files(
     steps("sentence analysis written")
     progress("keyword index", 2, BUILD_STEPS)
     (folder / KEYWORD_DIR).mkdir()
-    build_keyword(chunks, str(folder / KEYWORD_DIR))
+    np.save(folder / KEYWORD_ORDINALS, keyword_ordinals(build_keyword(chunks, str(folder / KEYWORD_DIR))), allow_pickle=False)
     steps(f"{KEYWORD_DIR}/ written")
     progress("writing chunks", 3, BUILD_STEPS)
     by_chunk: list[list[Unit]] = [[] for _ in chunks]
@@ -302,7 +317,7 @@ def write_index_files(
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
     steps(f"{CHUNKS} written")
     manifest = make_manifest(corpus, corpus_path, chunks, units, embedder, None, teacher)
-    stored = [name for name in (VECTORS, TEACHER_VECTORS, CHUNKS, *ANALYSIS_FILES) if (folder / name).exists()]
+    stored = [name for name in (VECTORS, TEACHER_VECTORS, CHUNKS, KEYWORD_ORDINALS, *ANALYSIS_FILES) if (folder / name).exists()]
     manifest["checksums"] = {name: sha256_file(folder / name) for name in stored}
     manifest["sizes"] = {name: (folder / name).stat().st_size for name in stored}
     write_manifest(folder, manifest)
@@ -427,6 +442,18 @@ def read_analysis(folder: Path, manifest: dict, sentences: int) -> SentenceAnaly
         raise IndexLoadError(f"the sentence analysis in {folder} is missing or unreadable ({err}); {rebuild_hint(folder)}") from err
 
 
+def read_ordinals(folder: Path, manifest: dict, chunks: int) -> np.ndarray:
+    """The keyword index's document -> chunk ordinal map (keyword_ordinals), as the build stored it."""
+    path = check_mapped_file(folder, manifest, KEYWORD_ORDINALS)
+    try:
+        ordinals = np.load(path, allow_pickle=False)
+    except (ValueError, OSError) as err:
+        raise IndexLoadError(f"{path} could not be read ({err}); {rebuild_hint(folder)}") from err
+    if ordinals.shape != (chunks, 3):
+        raise IndexLoadError(f"{path} maps {len(ordinals)} documents, not {chunks}; {rebuild_hint(folder)}")
+    return ordinals
+
+
 def read_keyword(folder: Path, chunks: list[Chunk]):
     """The tantivy index, opened without writing into the index folder (it may be read-only)."""
     path = folder / KEYWORD_DIR
@@ -492,12 +519,15 @@ def load_index(folder: Path | None = None, embedder: Embedder | None = None, reb
     teacher_vectors = read_teacher_vectors(folder, manifest, units)
     keyword = read_keyword(folder, chunks)
     analysis = read_analysis(folder, manifest, len(units))
-    loaded = LoadedIndex(folder, manifest, chunks, units, vectors, keyword, embedder, teacher_vectors=teacher_vectors, analysis=analysis)
+    ordinals = read_ordinals(folder, manifest, len(chunks))
+    loaded = LoadedIndex(
+        folder, manifest, chunks, units, vectors, keyword, embedder, teacher_vectors=teacher_vectors, analysis=analysis, ordinals=ordinals
+    )
     corpus_dir = resolve_corpus(folder, manifest)
     if not corpus_dir.is_dir():
         loaded.notes.append(f"corpus folder {corpus_dir} not found; cannot tell whether the index is current")
         return loaded
-    changed = describe_changes(manifest.get("files", {}), hash_files(corpus_dir))
+    changed = describe_changes(manifest.get("files", {}), hash_files(corpus_dir, manifest.get("files"), manifest.get("file_stats")))
     if changed:
         note = f"stale: the corpus changed since the build ({changed})"
         if not rebuild_if_stale:

@@ -23,7 +23,7 @@ import numpy as np
 
 from guide_tui.asked import FOUND, SOFT_KINDS, WHEN, asked_kinds
 from guide_tui.chunking import Chunk
-from guide_tui.indexes import LoadedIndex
+from guide_tui.indexes import LoadedIndex, keyword_ordinals
 
 TOP_K = 5
 MAX_QUERY_TERMS = 64
@@ -144,7 +144,8 @@ NAME_WORD = re.compile(r"\w+")  # the words of a town name, as the regex \b sees
 
 def place_guides(chunks: list[Chunk]) -> dict[str, str]:
     """file -> place name for guides about one place: those named guide_<their title>.md."""
-    return {c.file: c.title for c in chunks if c.file == f"guide_{re.sub(r'[^a-z0-9]+', '_', c.title.lower())}.md"}
+    titles = {c.file: c.title for c in chunks}  # one title per guide: each checked once
+    return {file: title for file, title in titles.items() if file == f"guide_{re.sub(r'[^a-z0-9]+', '_', title.lower())}.md"}
 
 
 def chunk_value_kinds(chunks: list[Chunk], towns: TownNames) -> np.ndarray:
@@ -215,24 +216,23 @@ class TownNames:
 
 class Retriever:
     def __init__(self, index: LoadedIndex) -> None:
-        import tantivy
-
         self.index = index
         self.analyzer = query_analyzer()
         self.searcher = index.keyword.searcher()
         self.schema = index.keyword.schema
         self.unit_chunk = np.array([u.chunk for u in index.units], dtype=np.int64)
         chunks = index.chunks
-        everything = self.searcher.search(tantivy.Query.all_query(), limit=max(len(chunks), 1)).hits
-        self.ordinal_of = {(a.segment_ord, a.doc): self.searcher.doc(a)["ordinal"][0] for _, a in everything}
-        """tantivy's document address -> chunk ordinal, read once rather than per hit on every question."""
+        ordinals = index.ordinals if index.ordinals is not None else keyword_ordinals(index.keyword)
+        self.ordinal_of = {(segment, doc): ordinal for segment, doc, ordinal in ordinals.tolist()}
+        """tantivy's document address -> chunk ordinal, stored by the build rather than read per hit on every question."""
         self.places = place_guides(chunks)
         self.towns = TownNames(self.places.values())
         self.region_wide = np.array([c.file not in self.places for c in chunks], dtype=bool)
         self.holds_kind = index.analysis.holds_kind if index.analysis is not None else chunk_value_kinds(chunks, self.towns)
         first_with_body: dict[str, int] = {}
         self.same_as = np.array([first_with_body.setdefault(c.body, n) for n, c in enumerate(chunks)], dtype=np.int64)
-        self.units_of = np.split(np.arange(len(index.units)), np.flatnonzero(np.diff(self.unit_chunk)) + 1)
+        starts = np.searchsorted(self.unit_chunk, np.arange(len(chunks) + 1)).tolist()
+        self.units_of = [range(a, b) for a, b in zip(starts[:-1], starts[1:])]
         """Per chunk ordinal, the rows of its units (units are stored chunk by chunk, in order)."""
         self._teacher = None
         self._sections: tuple[list[str], np.ndarray] | None = None

@@ -58,3 +58,10 @@ def test_a_missing_analysis_file_says_how_to_fix_it(tmp_path: Path, bundled_inde
     (tmp_path / "index" / name).unlink()
     with pytest.raises(IndexLoadError, match="sentence analysis .* rebuild it with: guide-tui index"):
         load_index(tmp_path / "index", embedder=bundled_index.embedder, rebuild_if_stale=False)
+
+
+def test_the_stored_keyword_map_is_the_keyword_index_own(bundled_index) -> None:
+    from guide_tui.indexes import keyword_ordinals
+
+    assert np.array_equal(bundled_index.ordinals, keyword_ordinals(bundled_index.keyword))
+    assert sorted(bundled_index.ordinals[:, 2].tolist()) == list(range(len(bundled_index.chunks)))
