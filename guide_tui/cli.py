@@ -101,12 +101,19 @@ def cmd_chunks(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from rich.progress import Progress
+    from rich.progress import Progress, ProgressColumn
+    from rich.text import Text
 
     from guide_tui.calibration import calibration_record
     from guide_tui.embedding import Embedder
-    from guide_tui.indexes import build_index
+    from guide_tui.indexes import BUILD_STEPS, build_index
     from guide_tui.questions import load_questions
+
+    class ChunkRate(ProgressColumn):
+        """Chunks per second, while a step counts chunks (a long build's embedding and analysis)."""
+
+        def render(self, task) -> Text:
+            return Text(f"{task.speed:,.0f} chunks/s" if task.speed and task.total != BUILD_STEPS else "")
 
     refuse_installed_package(args.out, f"build your own index with `guide-tui index` (it goes to {user_index()}) or choose another --out")
     try:  # read first: a build that cannot be calibrated is not swapped in
@@ -115,10 +122,12 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(f"guide-tui: cannot read the labelled questions, so no cutoff can be calibrated: {err}; nothing was built ({args.out} is as it was)", file=sys.stderr)
         return 1
     embedder = Embedder()  # one model load for the build and the calibration inside it
-    with Progress(transient=True) as progress:
-        task = progress.add_task("indexing", total=None)  # build_index reports its step count
+    with Progress(*Progress.get_default_columns(), ChunkRate(), transient=True) as progress:
+        task = progress.add_task("indexing", total=None)  # build_index reports its step count, or chunks within a step
 
         def report(step: str, done: int, total: int) -> None:
+            if step != progress.tasks[task].description:
+                progress.reset(task)  # a new step: its own count and rate
             progress.update(task, description=step, completed=done, total=total)
 
         manifest, corpus = build_index(

@@ -146,6 +146,23 @@ def sha256_file(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def hash_files(folder: Path) -> dict[str, str]:
-    """sha256 of every guide file in a folder, to tell whether an index is stale."""
-    return {p.name: sha256_file(p) for p in sorted(Path(folder).glob(GUIDE_GLOB)) if p.is_file()}
+def hash_files(folder: Path, known: dict[str, str] | None = None, stats: dict[str, list[int]] | None = None) -> dict[str, str]:
+    """sha256 of every guide file in a folder, to tell whether an index is stale. known, stats: the hashes
+    and file_stats recorded at a build; a file of the same size and modification time keeps its known hash."""
+    known, stats = known or {}, stats or {}
+    hashes = {}
+    for path in sorted(Path(folder).glob(GUIDE_GLOB)):
+        if path.is_file():
+            same = path.name in known and stats.get(path.name) == stat_of(path)
+            hashes[path.name] = known[path.name] if same else sha256_file(path)
+    return hashes
+
+
+def stat_of(path: Path) -> list[int]:
+    status = path.stat()
+    return [status.st_size, status.st_mtime_ns]
+
+
+def file_stats(folder: Path) -> dict[str, list[int]]:
+    """Size and modification time of every guide file (taken before a build reads them)."""
+    return {path.name: stat_of(path) for path in sorted(Path(folder).glob(GUIDE_GLOB)) if path.is_file()}

@@ -7,6 +7,8 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from typing import Callable
+
 import numpy as np
 
 from guide_tui.paths import BUNDLED_MODEL
@@ -88,3 +90,11 @@ class Embedder:
         vectors = np.asarray(self.model.encode(texts), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1.0, norms)
+
+    def encode_in_batches(self, texts: list[str], done: Callable[[int], None], batch: int = 4096) -> np.ndarray:
+        """encode(texts) a batch at a time (the same vectors), calling done(texts encoded so far) after each."""
+        parts = [self.encode([])]
+        for start in range(0, len(texts), batch):
+            parts.append(self.encode(texts[start : start + batch]))
+            done(start + len(parts[-1]))
+        return np.concatenate(parts)

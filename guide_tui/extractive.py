@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from guide_tui.analysis import WORD, analyse
 from guide_tui.answerability import Verdict, shipped_model
 from guide_tui.asked import DAY_AND_MONTH_NAMES, FOUND, KINDS_OF_WORD, SOFT_KINDS, asked_kinds, asks_for_a_list, question_parts
 from guide_tui.retrieval import Hit, Retrieval, Retriever, query_analyzer
@@ -58,7 +59,6 @@ QUESTION_WORDS = frozenset(
 
 # ---------------------------------------------------------------- the index's sentences, analysed once
 
-WORD = re.compile(r"[a-z0-9]+")  # what tantivy's simple tokenizer keeps, on lowercased text
 CAPITALISED = re.compile(r"[A-Z][a-z]+")
 NOT_PLACES = DAY_AND_MONTH_NAMES | {"I", "Easter", "Victorian", "Saxon"}
 ROOT_LETTERS = 4  # shorter starts and ends ("bus", "ing") are not a shared root
@@ -86,7 +86,8 @@ def affixes(word: str) -> set[str]:
 
 
 class Analysed:
-    """Every sentence of an index with its stems, word vectors and town names: built once per index.
+    """Every sentence of an index with its stems, word vectors and town names: stored by the build
+    (analysis.SentenceAnalysis), each Sentence made at its first use.
 
     Its sentences are the index's units (chunking.sentences of each chunk, in order), so quotes
     are verbatim modulo whitespace.
@@ -94,36 +95,46 @@ class Analysed:
 
     def __init__(self, retriever: Retriever) -> None:
         index = retriever.index
+        stored = index.analysis if index.analysis is not None else analyse(index.chunks, index.units, index.embedder)
+        self.stored = stored
+        self.texts = [unit.text for unit in index.units]
         self.embedder = index.embedder
         self.analyzer = query_analyzer(drop_stopwords=True)  # the index's stemming, stop words dropped
         self.towns = retriever.towns  # TownNames: holds no reference to the index
         self.town_words = {word for town in self.towns.names for word in town.split()}
-        self.stem_cache: dict[str, str | None] = {}
-        self.sentences: list[Sentence] = []
+        self.stem_cache: dict[str, str | None] = dict(zip(stored.vocabulary, stored.stems))
         self.chunk_row = {chunk.chunk_id: n for n, chunk in enumerate(index.chunks)}
         self.chunk_town = [retriever.places.get(chunk.file) for chunk in index.chunks]  # None: a region-wide guide
         copies = Counter(retriever.same_as)  # chunks per distinct body
         self.chunk_shared = [copies[first] > 1 for first in retriever.same_as]
         self.places: dict[frozenset[str], Sentence] = {}
-        texts = [(unit.chunk, unit.text) for unit in index.units]
-        self.known_words = {w for c in index.chunks for w in WORD.findall(c.text.lower())}
+        self.known_words = set(stored.known_words)
         """Every word the guides use, titles and headings too: a name outside them is a place they never cover."""
-        words_of = [list(dict.fromkeys(w for w in WORD.findall(text.lower()) if self.stem(w))) for _, text in texts]
-        vocabulary = sorted({w for words in words_of for w in words})
-        self.word_vector = dict(zip(vocabulary, self.embedder.encode(vocabulary)))
-        self.by_chunk: list[list[int]] = [[] for _ in index.chunks]  # rows of self.sentences per chunk
-        for (n, text), words in zip(texts, words_of):
-            self.by_chunk[n].append(len(self.sentences))
-            self.sentences.append(self.sentence(text, n, words))
-        self.chunk_frequency: dict[str, int] = {}
-        for rows in self.by_chunk:
-            for stem in set().union(*(self.sentences[row].stems for row in rows)):
-                self.chunk_frequency[stem] = self.chunk_frequency.get(stem, 0) + 1
-        # with its section heading ("Where to stay: ...") and town names masked, so similarity
-        # measures what a sentence is about, not where
-        self.sentence_vectors = self.embedder.encode(
-            [f"{index.chunks[s.chunk].section}: {self.towns.masked(s.text)}" for s in self.sentences]
-        )
+        self.word_vector = dict(zip(stored.vocabulary, np.asarray(stored.word_vectors)))
+        self.unit_chunk = retriever.unit_chunk
+        starts = np.searchsorted(self.unit_chunk, np.arange(len(index.chunks) + 1))
+        self.by_chunk: list[range] = [range(a, b) for a, b in zip(starts[:-1].tolist(), starts[1:].tolist())]
+        """Rows of self.sentences per chunk."""
+        self.sentences = Sentences(self)
+        self.chunk_frequency = stored.chunk_frequency
+        self.sentence_vectors = stored.sentence_vectors  # with their section heading and town names masked,
+        # so similarity measures what a sentence is about, not where
+
+    def stored_sentence(self, row: int) -> Sentence:
+        """Sentence `row` of the index, from the stored analysis."""
+        return self.sentence(self.texts[row], int(self.unit_chunk[row]), self.stored.words(row), self.stored.sentence_towns(row))
+
+    def rows_about(self, towns: set[str]) -> np.ndarray:
+        """The rows of the sentences the place rule (about) allows for these towns, in order."""
+        if not towns:
+            return np.arange(len(self.texts))
+        in_guide = np.array([town in towns for town in self.chunk_town], dtype=bool)[self.unit_chunk]
+        wanted = np.array([town in towns for town in self.stored.towns], dtype=bool)
+        naming_rows = np.repeat(np.arange(len(self.texts)), np.diff(self.stored.town_offsets))[wanted[self.stored.town_ids]]
+        naming = np.zeros(len(self.texts), dtype=bool)
+        naming[naming_rows] = True
+        region_wide = np.array([town is None for town in self.chunk_town], dtype=bool)[self.unit_chunk]
+        return np.flatnonzero(in_guide | (region_wide & naming))
 
     def stem(self, word: str) -> str | None:
         """The word as the keyword index stems it; None for a stop word."""
@@ -137,12 +148,22 @@ class Analysed:
         them) or, for no town, about the region: as one pseudo-sentence for coverage()."""
         key = frozenset(towns)
         if key not in self.places:
-            chosen = [s for s in self.sentences if self.about(towns, s)]
-            words = list(dict.fromkeys(w for s in chosen for w in s.words))
-            self.places[key] = self.sentence(" ".join(s.text for s in chosen), -1, words)
+            rows = self.rows_about(towns)
+            chosen = np.zeros(len(self.texts), dtype=bool)
+            chosen[rows] = True
+            if towns:
+                ids = self.stored.word_ids[np.repeat(chosen, np.diff(self.stored.word_offsets))]
+                _, first = np.unique(ids, return_index=True)
+                ids = ids[np.sort(first)]
+            else:
+                ids = self.stored.first_use  # every sentence: the whole vocabulary, in the order of first use
+            words = [self.stored.vocabulary[i] for i in ids]
+            town_ids = np.unique(self.stored.town_ids[np.repeat(chosen, np.diff(self.stored.town_offsets))])
+            named = {self.stored.towns[i] for i in town_ids}
+            self.places[key] = self.sentence(" ".join(self.texts[r] for r in rows), -1, words, named)
         return self.places[key]
 
-    def sentence(self, text: str, chunk: int, words: list[str]) -> Sentence:
+    def sentence(self, text: str, chunk: int, words: list[str], towns: set[str]) -> Sentence:
         vectors = np.array([self.word_vector[w] for w in words]).reshape(len(words), self.embedder.dims)
         return Sentence(
             text,
@@ -150,7 +171,7 @@ class Analysed:
             words,
             {self.stem(w) for w in words},
             vectors,
-            self.towns.found_in(text),
+            towns,
             self.guide_town(chunk),
             chunk >= 0 and self.chunk_shared[chunk],
             frozenset(words),
@@ -173,6 +194,22 @@ class Analysed:
         """Inverse chunk frequency of the word's stem (words the guides never use count most)."""
         count = self.chunk_frequency.get(self.stem(word) or "", 0)
         return float(np.log((len(self.by_chunk) + 1) / (count + 1)) + 1)
+
+
+class Sentences:
+    """Analysed.sentences: each Sentence made from the stored analysis at its first use, then kept."""
+
+    def __init__(self, facts: Analysed) -> None:
+        self.facts = facts
+        self.made: dict[int, Sentence] = {}
+
+    def __len__(self) -> int:
+        return len(self.facts.texts)
+
+    def __getitem__(self, row: int) -> Sentence:
+        if row not in self.made:
+            self.made[row] = self.facts.stored_sentence(row)
+        return self.made[row]
 
 
 _ANALYSED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # LoadedIndex -> Analysed, dropped with the index

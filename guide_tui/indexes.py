@@ -6,6 +6,7 @@ An index folder holds
   vectors.usearch    one cosine vector per sentence; key = sentence number
   keyword/           tantivy index of the chunks (English stemming)
   teacher_vectors.npy  the teacher model's vector of every sentence (float16), for second-stage scoring
+  analysis.json, analysis_*.npy  the extractive answerer's per-sentence analysis (analysis.py), memory-mapped
 and whatever else was put there (model/ and teacher/, the embedding models). A build writes a whole new folder
 and swaps it in (staging.replace_folder), so a killed build leaves the old index or the new one.
 Loading checks every file against the manifest and raises IndexLoadError with the command that
@@ -27,24 +28,27 @@ from typing import Callable
 
 import numpy as np
 
+from guide_tui.analysis import ANALYSIS_FILES, SentenceAnalysis, analyse, load_analysis, save_analysis
 from guide_tui.chunking import CHUNKER_VERSION, Chunk, chunk_corpus, sentences
-from guide_tui.corpus import Corpus, CorpusError, hash_files, load_corpus, sha256_file
+from guide_tui.corpus import Corpus, CorpusError, file_stats, hash_files, load_corpus, sha256_file
 from guide_tui.embedding import Embedder, ModelError
 from guide_tui.paths import BUNDLED_CORPUS, BUNDLED_INDEX, default_index  # noqa: F401 (the bundled folders are imported from here too)
 from guide_tui.staging import WriteSteps, new_locked_folder, remove_abandoned, replace_folder, restore_interrupted_swap
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the sentence analysis (analysis.py) is stored
 MANIFEST = "manifest.json"
 CHUNKS = "chunks.jsonl"
 VECTORS = "vectors.usearch"
 KEYWORD_DIR = "keyword"
 TEACHER_VECTORS = "teacher_vectors.npy"
+KEYWORD_ORDINALS = "keyword_ordinals.npy"
 KEYWORD_OPENING_PREFIX = "guide-tui-opening-"  # the short-lived folder in the temp dir the keyword index is opened through
 LIBRARIES = ("tantivy", "usearch", "model2vec", "numpy")
 TEACHER_DIMS = 384
 # Searches are exact (brute force over the stored vectors), so the HNSW graph only needs to be
 # cheap to build: a sparse graph keeps a 5 MB guide's ~150k sentences to seconds, single-threaded.
 USEARCH_OPTIONS = {"metric": "cos", "dtype": "f32", "connectivity": 8, "expansion_add": 32}
+HASHED_AT_LOAD = 64 * 2**20  # larger memory-mapped files are checked by size at load (their checksum at the build)
 BUILD_STEPS = 6  # what build_index's progress calls count to
 VECTOR_UNIT = "sentence, embedded as 'title, section: sentence'"  # change it when Unit.embedded_text changes
 
@@ -95,6 +99,8 @@ class LoadedIndex:
     embedder: Embedder
     notes: list[str] = field(default_factory=list)  # things the user should see (stale, rebuilt in memory)
     teacher_vectors: np.ndarray | None = None  # per unit, the teacher's vector (None: built without the teacher)
+    analysis: SentenceAnalysis | None = None  # stored by the build (None: computed at the first answer)
+    ordinals: np.ndarray | None = None  # keyword_ordinals, stored by the build (None: read from the keyword index)
 
     @property
     def cutoff(self) -> float | None:
@@ -129,11 +135,12 @@ def chunk_units(chunks: list[Chunk]) -> list[Unit]:
     return units
 
 
-def build_vectors(units: list[Unit], embedder: Embedder):
+def build_vectors(units: list[Unit], embedder: Embedder, done: Callable[[int], None] = lambda units_done: None):
+    """The usearch index of every unit's vector; done(units embedded so far) after each batch."""
     from usearch.index import Index
 
     index = Index(ndim=embedder.dims, **USEARCH_OPTIONS)
-    vectors = embedder.encode([u.embedded_text for u in units])
+    vectors = embedder.encode_in_batches([u.embedded_text for u in units], done)
     if len(units):
         index.add(np.arange(len(units), dtype=np.uint64), vectors, threads=1)
     return index
@@ -177,6 +184,16 @@ def build_keyword(chunks: list[Chunk], path: str | None):
     writer.wait_merging_threads()
     index.reload()
     return index
+
+
+def keyword_ordinals(keyword) -> np.ndarray:
+    """Per tantivy document: its segment, its address in the segment and its chunk ordinal (rows of three)."""
+    import tantivy
+
+    searcher = keyword.searcher()
+    everything = searcher.search(tantivy.Query.all_query(), limit=max(searcher.num_docs, 1)).hits
+    rows = [(a.segment_ord, a.doc, searcher.doc(a)["ordinal"][0]) for _, a in everything]
+    return np.array(rows, dtype=np.int64).reshape(len(rows), 3)
 
 
 def timestamp() -> str:
@@ -230,6 +247,7 @@ def build_index(
     steps = steps or WriteSteps.from_env()
     total = BUILD_STEPS
     progress("reading guides", 0, total)
+    stats = file_stats(corpus_dir) if corpus_dir.is_dir() else {}  # before reading: an edit from now on shows as a change
     corpus = load_corpus(corpus_dir)
     chunks = chunk_corpus(corpus)
     units = chunk_units(chunks)
@@ -241,6 +259,8 @@ def build_index(
 
     def write(staging: Path) -> dict:
         manifest = write_index_files(staging, corpus, corpus_path, chunks, units, embedder, progress, steps, teacher)
+        manifest["file_stats"] = {name: stats[name] for name in manifest["files"] if name in stats}
+        write_manifest(staging, manifest)
         if calibrate is not None:
             progress("calibrating the cutoff", 4, total)
             manifest["cutoff"] = calibrate(staging)
@@ -270,26 +290,36 @@ def write_index_files(
     teacher=None,
 ) -> dict:
     """The index files themselves, written into a fresh folder: vectors, keyword index, chunks, manifest."""
+    def chunks_done(step: str) -> Callable[[int], None]:
+        """For a step over the units: progress counted in chunks (the units are in chunk order)."""
+        return lambda units_done: progress(step, units[units_done - 1].chunk + 1 if units_done else 0, len(chunks))
+
     progress("embedding sentences", 1, BUILD_STEPS)
-    build_vectors(units, embedder).save(str(folder / VECTORS))
+    build_vectors(units, embedder, chunks_done("embedding sentences")).save(str(folder / VECTORS))
     steps(f"{VECTORS} written")
     if teacher is not None:
         np.save(folder / TEACHER_VECTORS, build_teacher_vectors(units, teacher), allow_pickle=False)
         steps(f"{TEACHER_VECTORS} written")
+    save_analysis(folder, analyse(chunks, units, embedder, chunks_done("analysing sentences")))
+    steps("sentence analysis written")
     progress("keyword index", 2, BUILD_STEPS)
     (folder / KEYWORD_DIR).mkdir()
-    build_keyword(chunks, str(folder / KEYWORD_DIR))
+    np.save(folder / KEYWORD_ORDINALS, keyword_ordinals(build_keyword(chunks, str(folder / KEYWORD_DIR))), allow_pickle=False)
     steps(f"{KEYWORD_DIR}/ written")
     progress("writing chunks", 3, BUILD_STEPS)
-    by_chunk: list[list[str]] = [[] for _ in chunks]
+    by_chunk: list[list[Unit]] = [[] for _ in chunks]
     for unit in units:
-        by_chunk[unit.chunk].append(unit.text)
+        by_chunk[unit.chunk].append(unit)
     with open(folder / CHUNKS, "w", encoding="utf-8") as out:
-        for chunk, texts in zip(chunks, by_chunk):
-            out.write(json.dumps(chunk.to_json() | {"sentences": texts}, ensure_ascii=False) + "\n")
+        for chunk, its_units in zip(chunks, by_chunk):
+            opening = sum(u.context == chunk.title for u in its_units)  # the opening part's sentences come first
+            row = chunk.to_json() | {"sentences": [u.text for u in its_units], "opening": opening}
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
     steps(f"{CHUNKS} written")
     manifest = make_manifest(corpus, corpus_path, chunks, units, embedder, None, teacher)
-    manifest["checksums"] = {name: sha256_file(folder / name) for name in (VECTORS, TEACHER_VECTORS, CHUNKS) if (folder / name).exists()}
+    stored = [name for name in (VECTORS, TEACHER_VECTORS, CHUNKS, KEYWORD_ORDINALS, *ANALYSIS_FILES) if (folder / name).exists()]
+    manifest["checksums"] = {name: sha256_file(folder / name) for name in stored}
+    manifest["sizes"] = {name: (folder / name).stat().st_size for name in stored}
     write_manifest(folder, manifest)
     steps(f"{MANIFEST} written")
     return manifest
@@ -342,34 +372,43 @@ def read_chunks(folder: Path, manifest: dict) -> tuple[list[Chunk], list[Unit]]:
     raw = path.read_bytes()
     if hashlib.sha256(raw).hexdigest() != manifest.get("checksums", {}).get(CHUNKS):
         raise IndexLoadError(f"{path} does not match the manifest (edited or truncated); {rebuild_hint(folder)}")
-    chunks, stored_sentences = [], []
+    if manifest.get("chunker_version") != CHUNKER_VERSION:  # the vectors were made from other sentences
+        raise IndexLoadError(f"{path} was split into sentences by another guide-tui version; {rebuild_hint(folder)}")
+    chunks, units = [], []
     try:
         # one JSON record a "\n"-ended line; splitlines() would also cut at U+2028/U+2029 inside a guide's text
-        for line in raw.decode("utf-8").split("\n")[:-1]:
+        for n, line in enumerate(raw.decode("utf-8").split("\n")[:-1]):
             row = json.loads(line)
-            stored_sentences.extend(row.pop("sentences"))
-            chunks.append(Chunk(**row))
+            texts, opening = row.pop("sentences"), row.pop("opening")
+            chunk = Chunk(**row)
+            chunks.append(chunk)
+            contexts = [chunk.title] * opening + [f"{chunk.title}, {chunk.section}"] * (len(texts) - opening)
+            units.extend(Unit(n, text, context) for text, context in zip(texts, contexts))
     except (ValueError, TypeError, KeyError) as err:
         raise IndexLoadError(f"{path} is corrupt ({err}); {rebuild_hint(folder)}") from err
-    units = chunk_units(chunks)
-    if [u.text for u in units] != stored_sentences:  # the vectors were made from other sentences
-        raise IndexLoadError(f"{path} was split into sentences by another guide-tui version; {rebuild_hint(folder)}")
     return chunks, units
 
 
-def read_vectors(folder: Path, manifest: dict, units: list[Unit], dims: int):
-    from usearch.index import Index
-
-    path = folder / VECTORS
+def check_mapped_file(folder: Path, manifest: dict, name: str) -> Path:
+    """A file about to be memory-mapped, checked against the manifest: its size, and its checksum
+    up to HASHED_AT_LOAD bytes (the build verified every checksum before swapping the index in)."""
+    path = folder / name
     if not path.is_file():
         raise IndexLoadError(f"{path} is missing; {rebuild_hint(folder)}")
-    raw = path.read_bytes()
-    # usearch trusts its file header; a truncated file must be caught before it is read
-    if hashlib.sha256(raw).hexdigest() != manifest.get("checksums", {}).get(VECTORS):
+    size = path.stat().st_size
+    if size != manifest.get("sizes", {}).get(name) or (size <= HASHED_AT_LOAD and sha256_file(path) != manifest.get("checksums", {}).get(name)):
         raise IndexLoadError(f"{path} does not match the manifest (truncated or replaced); {rebuild_hint(folder)}")
+    return path
+
+
+def read_vectors(folder: Path, manifest: dict, units: list[Unit], dims: int):
+    """The sentence vectors, memory-mapped (usearch views the file)."""
+    from usearch.index import Index
+
+    path = check_mapped_file(folder, manifest, VECTORS)  # usearch trusts its file header: check before it reads
     index = Index(ndim=dims, **USEARCH_OPTIONS)
     try:
-        index.load(raw)  # from the bytes just checked (usearch copies them): the file is read once
+        index.view(str(path))
     except (RuntimeError, ValueError) as err:
         raise IndexLoadError(f"{path} could not be read ({err}); {rebuild_hint(folder)}") from err
     if index.size != len(units):
@@ -381,11 +420,7 @@ def read_teacher_vectors(folder: Path, manifest: dict, units: list[Unit]) -> np.
     """The teacher's sentence vectors, when the index was built with them (checked, then memory-mapped)."""
     if not manifest.get("teacher"):
         return None
-    path = folder / TEACHER_VECTORS
-    if not path.is_file():
-        raise IndexLoadError(f"{path} is missing; {rebuild_hint(folder)}")
-    if sha256_file(path) != manifest.get("checksums", {}).get(TEACHER_VECTORS):
-        raise IndexLoadError(f"{path} does not match the manifest (truncated or replaced); {rebuild_hint(folder)}")
+    path = check_mapped_file(folder, manifest, TEACHER_VECTORS)
     try:
         vectors = np.load(path, mmap_mode="r", allow_pickle=False)
     except (ValueError, OSError) as err:
@@ -393,6 +428,30 @@ def read_teacher_vectors(folder: Path, manifest: dict, units: list[Unit]) -> np.
     if vectors.ndim != 2 or len(vectors) != len(units):
         raise IndexLoadError(f"{path} holds {len(vectors)} vectors, chunks.jsonl has {len(units)} sentences; {rebuild_hint(folder)}")
     return vectors
+
+
+def read_analysis(folder: Path, manifest: dict, sentences: int) -> SentenceAnalysis:
+    """The stored sentence analysis, memory-mapped."""
+    for name in ANALYSIS_FILES:
+        if not (folder / name).is_file():
+            raise IndexLoadError(f"the sentence analysis in {folder} is missing {name}; {rebuild_hint(folder)}")
+        check_mapped_file(folder, manifest, name)
+    try:
+        return load_analysis(folder, sentences)
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise IndexLoadError(f"the sentence analysis in {folder} is missing or unreadable ({err}); {rebuild_hint(folder)}") from err
+
+
+def read_ordinals(folder: Path, manifest: dict, chunks: int) -> np.ndarray:
+    """The keyword index's document -> chunk ordinal map (keyword_ordinals), as the build stored it."""
+    path = check_mapped_file(folder, manifest, KEYWORD_ORDINALS)
+    try:
+        ordinals = np.load(path, allow_pickle=False)
+    except (ValueError, OSError) as err:
+        raise IndexLoadError(f"{path} could not be read ({err}); {rebuild_hint(folder)}") from err
+    if ordinals.shape != (chunks, 3):
+        raise IndexLoadError(f"{path} maps {len(ordinals)} documents, not {chunks}; {rebuild_hint(folder)}")
+    return ordinals
 
 
 def read_keyword(folder: Path, chunks: list[Chunk]):
@@ -459,12 +518,16 @@ def load_index(folder: Path | None = None, embedder: Embedder | None = None, reb
     vectors = read_vectors(folder, manifest, units, embedder.dims)
     teacher_vectors = read_teacher_vectors(folder, manifest, units)
     keyword = read_keyword(folder, chunks)
-    loaded = LoadedIndex(folder, manifest, chunks, units, vectors, keyword, embedder, teacher_vectors=teacher_vectors)
+    analysis = read_analysis(folder, manifest, len(units))
+    ordinals = read_ordinals(folder, manifest, len(chunks))
+    loaded = LoadedIndex(
+        folder, manifest, chunks, units, vectors, keyword, embedder, teacher_vectors=teacher_vectors, analysis=analysis, ordinals=ordinals
+    )
     corpus_dir = resolve_corpus(folder, manifest)
     if not corpus_dir.is_dir():
         loaded.notes.append(f"corpus folder {corpus_dir} not found; cannot tell whether the index is current")
         return loaded
-    changed = describe_changes(manifest.get("files", {}), hash_files(corpus_dir))
+    changed = describe_changes(manifest.get("files", {}), hash_files(corpus_dir, manifest.get("files"), manifest.get("file_stats")))
     if changed:
         note = f"stale: the corpus changed since the build ({changed})"
         if not rebuild_if_stale:

@@ -23,7 +23,7 @@ import numpy as np
 
 from guide_tui.asked import FOUND, SOFT_KINDS, WHEN, asked_kinds
 from guide_tui.chunking import Chunk
-from guide_tui.indexes import LoadedIndex
+from guide_tui.indexes import LoadedIndex, keyword_ordinals
 
 TOP_K = 5
 MAX_QUERY_TERMS = 64
@@ -41,6 +41,17 @@ ASKED_VALUE_BONUS = 0.1
 """Added to chunks that contain the kind of value the question asks for ("what time" -> a clock
 time, "how much" -> a price): within one town's guide several sections mention the farm shop,
 one says when it shuts."""
+
+EXACT_SEARCH_MAX = 10_000
+"""Up to this many sentences a question's vector is compared with every one (exact); above, the HNSW
+graph finds VECTOR_CANDIDATES (benchmarks/scale.py measures both)."""
+VECTOR_CANDIDATES = 500
+"""How many sentences the HNSW graph returns for a large index, each with its exact distance: chunks
+without one count as matching nothing (distance 1), which only the fused score's scale notices."""
+
+KEYWORD_CANDIDATES = 2_000
+"""How many chunks BM25 scores at most (the best): reading every hit costs ~10 us each, 0.9 s a question at
+84,000 chunks; the rest count as matching no term, which only the fused score's scale notices."""
 
 TEACHER_POOL = 20
 """How many chunks, best first by the fused score, the teacher model re-scores (the second stage)."""
@@ -132,54 +143,100 @@ def clean_question(question: str) -> str:
     return " ".join(printable(question[: MAX_QUESTION_CHARS * 2]).split())[:MAX_QUESTION_CHARS]
 
 
+NAME_WORD = re.compile(r"\w+")  # the words of a town name, as the regex \b sees them
+
+
 def place_guides(chunks: list[Chunk]) -> dict[str, str]:
     """file -> place name for guides about one place: those named guide_<their title>.md."""
-    return {c.file: c.title for c in chunks if c.file == f"guide_{re.sub(r'[^a-z0-9]+', '_', c.title.lower())}.md"}
+    titles = {c.file: c.title for c in chunks}  # one title per guide: each checked once
+    return {file: title for file, title in titles.items() if file == f"guide_{re.sub(r'[^a-z0-9]+', '_', title.lower())}.md"}
+
+
+def chunk_value_kinds(chunks: list[Chunk], towns: TownNames) -> np.ndarray:
+    """Per chunk and VALUE_KINDS kind: whether its body holds a value of that kind (for ASKED_VALUE_BONUS).
+    Searched with town names masked, so bodies alike but for their towns (a region's copies) are searched once."""
+    found: dict[str, list[bool]] = {}
+    rows = []
+    for chunk in chunks:
+        body = towns.masked(chunk.body)
+        if body not in found:
+            found[body] = [FOUND[kind].search(body) is not None for kind in VALUE_KINDS]
+        rows.append(found[body])
+    return np.array(rows, dtype=bool).reshape(len(chunks), len(VALUE_KINDS))
 
 
 class TownNames:
     """The towns that have a guide of their own, found in text as whole words ("Kestrelford's" too).
 
-    One pattern for retrieval's region bonus, the eval's no-town questions and the extractive
-    answerer's place rule, so all three agree on which questions name a town. Holds only names
-    (never the index), so the answerer's per-index cache can keep it without keeping the index.
+    One lookup for retrieval's region bonus, the eval's no-town questions and the extractive
+    answerer's place rule, so all three agree on which questions name a town. Found word by word
+    (a table of each name's words), so the time grows with the text, not with the number of towns;
+    where names overlap the longest wins ("Upper Kestrelford Magna", never "Kestrelford" inside it).
+    Holds only names (never the index), so the answerer's per-index cache can keep it without the index.
     """
 
     def __init__(self, names) -> None:
-        self.names = sorted(set(names), key=len, reverse=True)  # longest first: "Halden Bay" before "Halden"
-        alternatives = "|".join(re.escape(t) for t in self.names) or r"(?!)"  # (?!) never matches: no towns
-        self.pattern = re.compile(rf"\b({alternatives})(?:'s|’s)?\b", re.IGNORECASE)
+        self.names = sorted(set(names), key=lambda name: (-len(name), name))  # longest first: "Halden Bay" before "Halden"
         self.by_lower = {t.lower(): t for t in self.names}
+        self.by_words: dict[tuple[str, ...], list[str]] = {}  # a name's lowercased words -> its lowercased forms
+        for lower in self.by_lower:
+            self.by_words.setdefault(tuple(NAME_WORD.findall(lower)), []).append(lower)
+        self.first_words = {words[0] for words in self.by_words if words}
+        self.most_words = max(map(len, self.by_words), default=0)
+
+    def spans(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, town) of every name in the text, left to right, each the longest one starting
+        there; end takes a following "'s" in."""
+        if self.first_words.isdisjoint(NAME_WORD.findall(text.lower())):
+            return []  # most sentences name no town: one C-speed pass says so
+        words = [(m.start(), m.end(), m.group().lower()) for m in NAME_WORD.finditer(text)]
+        found: list[tuple[int, int, str]] = []
+        end_of_last = 0
+        for n, (start, _, word) in enumerate(words):
+            if start < end_of_last or word not in self.first_words:
+                continue
+            for count in range(min(self.most_words, len(words) - n), 0, -1):
+                end = words[n + count - 1][1]
+                key = tuple(w for _, _, w in words[n : n + count])
+                if text[start:end].lower() in self.by_words.get(key, ()):
+                    if text[end : end + 2] in ("'s", "’s", "'S", "’S") and not NAME_WORD.match(text, end + 2):
+                        end += 2
+                    found.append((start, end, self.by_lower[text[start : words[n + count - 1][1]].lower()]))
+                    end_of_last = end
+                    break
+        return found
 
     def found_in(self, text: str) -> set[str]:
-        return {self.by_lower[m.group(1).lower()] for m in self.pattern.finditer(text)}
+        return {town for _, _, town in self.spans(text)}
 
-    def masked(self, text: str) -> str:
-        return self.pattern.sub(" ", text)
+    def masked(self, text: str, spans: list[tuple[int, int, str]] | None = None) -> str:
+        """The text with every town name (and its "'s") replaced by a space (spans: self.spans(text), when known)."""
+        parts, at = [], 0
+        for start, end, _ in self.spans(text) if spans is None else spans:
+            parts += [text[at:start], " "]
+            at = end
+        return "".join(parts) + text[at:]
 
 
 class Retriever:
     def __init__(self, index: LoadedIndex) -> None:
-        import tantivy
-
         self.index = index
         self.analyzer = query_analyzer()
         self.searcher = index.keyword.searcher()
         self.schema = index.keyword.schema
         self.unit_chunk = np.array([u.chunk for u in index.units], dtype=np.int64)
         chunks = index.chunks
-        everything = self.searcher.search(tantivy.Query.all_query(), limit=max(len(chunks), 1)).hits
-        self.ordinal_of = {(a.segment_ord, a.doc): self.searcher.doc(a)["ordinal"][0] for _, a in everything}
-        """tantivy's document address -> chunk ordinal, read once rather than per hit on every question."""
+        ordinals = index.ordinals if index.ordinals is not None else keyword_ordinals(index.keyword)
+        self.ordinal_of = {(segment, doc): ordinal for segment, doc, ordinal in ordinals.tolist()}
+        """tantivy's document address -> chunk ordinal, stored by the build rather than read per hit on every question."""
         self.places = place_guides(chunks)
         self.towns = TownNames(self.places.values())
         self.region_wide = np.array([c.file not in self.places for c in chunks], dtype=bool)
-        self.holds_kind = np.array(
-            [[FOUND[kind].search(c.body) is not None for kind in VALUE_KINDS] for c in chunks], dtype=bool
-        ).reshape(len(chunks), len(VALUE_KINDS))
+        self.holds_kind = index.analysis.holds_kind if index.analysis is not None else chunk_value_kinds(chunks, self.towns)
         first_with_body: dict[str, int] = {}
-        self.same_as = [first_with_body.setdefault(c.body, n) for n, c in enumerate(chunks)]
-        self.units_of = np.split(np.arange(len(index.units)), np.flatnonzero(np.diff(self.unit_chunk)) + 1)
+        self.same_as = np.array([first_with_body.setdefault(c.body, n) for n, c in enumerate(chunks)], dtype=np.int64)
+        starts = np.searchsorted(self.unit_chunk, np.arange(len(chunks) + 1)).tolist()
+        self.units_of = [range(a, b) for a, b in zip(starts[:-1], starts[1:])]
         """Per chunk ordinal, the rows of its units (units are stored chunk by chunk, in order)."""
         self._teacher = None
         self._sections: tuple[list[str], np.ndarray] | None = None
@@ -229,7 +286,7 @@ class Retriever:
         return terms[:MAX_QUERY_TERMS]
 
     def keyword_scores(self, question: str) -> np.ndarray:
-        """BM25 score of every chunk (0 where no term matches)."""
+        """BM25 score of every chunk (0 where no term matches), or of the KEYWORD_CANDIDATES best."""
         scores = np.zeros(len(self.index.chunks), dtype=np.float64)
         terms = self.query_terms(question)
         if not terms:
@@ -239,7 +296,7 @@ class Retriever:
         query = tantivy.Query.boolean_query(
             [(tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "text", term)) for term in terms]
         )
-        for score, address in self.searcher.search(query, limit=len(self.index.chunks)).hits:
+        for score, address in self.searcher.search(query, limit=min(len(self.index.chunks), KEYWORD_CANDIDATES)).hits:
             scores[self.ordinal_of[(address.segment_ord, address.doc)]] = score
         return scores
 
@@ -251,7 +308,7 @@ class Retriever:
         vector = self.index.embedder.encode([question])[0] if question else None
         if vector is None or not np.any(vector) or not len(self.index.units):
             return distances, best_unit
-        found = self.index.vectors.search(vector, len(self.index.units), exact=True)
+        found = self.nearest(vector)
         keys, found_distances = found.keys.astype(np.int64), found.distances.astype(np.float64)
         owners = self.unit_chunk[keys]
         by_chunk_then_distance = np.lexsort((found_distances, owners))
@@ -260,6 +317,15 @@ class Retriever:
         distances[owners[firsts]] = found_distances[firsts]
         best_unit[owners[firsts]] = keys[firsts]
         return distances, best_unit
+
+    def nearest(self, vector: np.ndarray):
+        """Every sentence by distance (exact search) up to EXACT_SEARCH_MAX sentences; above, the
+        VECTOR_CANDIDATES nearest by the HNSW graph, with their exact distances (the rest count as 1)."""
+        vectors = self.index.vectors
+        if len(self.index.units) <= EXACT_SEARCH_MAX:
+            return vectors.search(vector, len(self.index.units), exact=True)
+        vectors.expansion_search = max(vectors.expansion_search, VECTOR_CANDIDATES)
+        return vectors.search(vector, VECTOR_CANDIDATES, threads=1)
 
     def bonuses(self, question: str) -> np.ndarray:
         """REGION_BONUS and ASKED_VALUE_BONUS per chunk (see their docstrings)."""
@@ -289,7 +355,7 @@ class Retriever:
         if best_unit.max(initial=-1) < 0 and not keyword.any():  # nothing in the question matched anything
             return [], distances, keyword, np.zeros_like(keyword), best_unit, {}, None
         fused = self.fused_scores(question, distances, keyword)
-        order = self.distinct(sorted(range(len(fused)), key=lambda i: (-fused[i], distances[i], i)))
+        order = self.distinct(np.lexsort((np.arange(len(fused)), distances, -fused)).tolist())
         teacher = self.teacher
         if teacher is None:
             return order, distances, keyword, fused, best_unit, {}, None
@@ -305,13 +371,10 @@ class Retriever:
 
     def distinct(self, order: list[int]) -> list[int]:
         """The order with every text repeated word for word in several guides kept once, at its best copy."""
-        texts_shown: set[int] = set()
-        kept = []
-        for i in order:
-            if self.same_as[i] not in texts_shown:
-                texts_shown.add(self.same_as[i])
-                kept.append(i)
-        return kept
+        if not order:
+            return []
+        _, firsts = np.unique(np.asarray(self.same_as)[order], return_index=True)
+        return np.asarray(order)[np.sort(firsts)].tolist()
 
     def retrieve(self, question: str, k: int = TOP_K) -> Retrieval:
         question = clean_question(question)
