@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+from urllib.parse import urlsplit
 from dataclasses import dataclass, field
 
 import httpx
@@ -79,9 +81,12 @@ def resolve_host(host: str | None = None) -> str:
 
     raw = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
     try:
-        return _parse_host(raw)
+        url = _parse_host(raw)
     except ValueError as err:
         raise OllamaUnavailable(f"Ollama address {raw!r} is not usable ({err})") from err
+    if not re.fullmatch(r"[\w.\-]+|\[[0-9a-fA-F:.]+\]", urlsplit(url).netloc.rpartition(":")[0]):
+        raise OllamaUnavailable(f"Ollama address {raw!r} is not usable (not a host name or address; set OLLAMA_HOST like http://127.0.0.1:11434)")
+    return url
 
 
 def resolve_model(model: str | None = None) -> str:

@@ -105,7 +105,7 @@ async def test_the_table_fills_before_the_answer_streams(retriever, fake_ollama)
 
     fake_ollama.scenario = "faithful"
     fake_ollama.token_delay = 0.02
-    app = GuideApp(generator="ollama", retriever=retriever)
+    app = GuideApp(generator="auto", retriever=retriever)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         field = app.query_one("#question", Input)
@@ -130,7 +130,7 @@ async def test_an_invented_claim_from_ollama_is_flagged(retriever, fake_ollama):
     from fake_ollama import INVENTED_SENTENCE, QUESTION
 
     fake_ollama.scenario = "invented_claim"
-    app = GuideApp(generator="ollama", retriever=retriever)
+    app = GuideApp(generator="auto", retriever=retriever)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await ask(pilot, QUESTION)
@@ -362,7 +362,7 @@ def test_quitting_while_ollama_stalls_mid_answer_does_not_wait_for_it(fake_ollam
     from fake_ollama import QUESTION
 
     fake_ollama.scenario = "stall"
-    command = [str(Path(sys.executable).with_name("guide-tui")), "--generator", "ollama"]
+    command = [str(Path(sys.executable).with_name("guide-tui")), "--generator", "auto"]
     terminal = Terminal(command, os.environ | {"TERM": "xterm-256color"})
     assert terminal.read_until(" chunks · built".encode(), timeout=30), "the index should load"
     terminal.type(QUESTION.encode() + b"\r")
@@ -475,7 +475,7 @@ async def test_a_new_question_closes_the_stream_still_answering_the_old_one(retr
 
     answer_with = app_module.answer_with
     monkeypatch.setattr(app_module, "answer_with", recording)
-    app = GuideApp(generator="ollama", retriever=retriever)
+    app = GuideApp(generator="auto", retriever=retriever)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         field = app.query_one("#question", Input)

@@ -105,7 +105,7 @@ def test_streamed_ollama_answer_with_a_flagged_sentence(snap_compare, retriever,
     from fake_ollama import QUESTION
 
     fake_ollama.scenario = "invented_claim"
-    assert snap_compare(app(retriever, generator="ollama"), terminal_size=SIZE, run_before=asking(QUESTION))
+    assert snap_compare(app(retriever, generator="auto"), terminal_size=SIZE, run_before=asking(QUESTION))
 
 
 def test_chunk_detail_view(snap_compare, retriever):

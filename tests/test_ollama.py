@@ -206,7 +206,7 @@ def test_question_control_characters_never_reach_the_prompt(pubs_retrieval):
 def run_ask(capsys, *argv: str) -> tuple[int, str, str]:
     from guide_tui import cli
 
-    code = cli.main(["ask", "--generator", "ollama", *argv])
+    code = cli.main(["ask", "--generator", "auto", *argv])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -227,7 +227,9 @@ def test_cli_ask_json_names_the_model_and_its_checks(fake_ollama, capsys):
     _, out, err = run_ask(capsys, "--json", "--model", "llama3.2", QUESTION)
     record = json.loads(out)
     assert record["generator"] == "extractive"  # an answer with no supported sentence is not used
-    assert record["fallback_reason"] == "ollama:llama3.2's answer had no support in the retrieved guides; answered extractively"
+    assert record["fallback_reason"] == (
+        "ollama:llama3.2's answer cited a guide that does not say it (another guide it was shown does); answered extractively"
+    )
     fake_ollama.scenario = "faithful"
     _, out, _ = run_ask(capsys, "--json", QUESTION)
     record = json.loads(out)
@@ -260,3 +262,12 @@ def test_cli_falls_back_to_quotes_and_says_why_on_stderr(fake_ollama, capsys, sc
     assert err == f"note: {note}; answered extractively\n"
     cli.main(["ask", "--generator", "extractive", QUESTION])
     assert out == capsys.readouterr().out  # the quoted answer, with no partial model text in it
+
+
+def test_an_answer_with_nothing_the_guides_say_is_said_to_have_no_support(fake_ollama, capsys, monkeypatch):
+    import fake_ollama as fake
+
+    monkeypatch.setitem(fake.ANSWERS, "invented_only", INVENTED_SENTENCE)
+    fake_ollama.scenario = "invented_only"
+    _, out, _ = run_ask(capsys, "--json", QUESTION)
+    assert json.loads(out)["fallback_reason"] == "ollama:llama3.2's answer had no support in the retrieved guides; answered extractively"
