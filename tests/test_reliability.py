@@ -221,6 +221,30 @@ async def paste_and_ask(pilot, text: str) -> None:
     await settle(pilot)
 
 
+@pytest.mark.parametrize(
+    "pasted, expected",
+    [
+        ("When does the Kestrelford\nbakery sell out?", "When does the Kestrelford bakery sell out?"),
+        ("When does the Kestrelford \x1b[31mbakery\x1b[0m sell out?", "When does the Kestrelford bakery sell out?"),
+        ("When does the\r\nKestrelford bakery\x1b]0;title\x07 sell out?", "When does the Kestrelford bakery sell out?"),
+    ],
+)
+async def test_a_paste_keeps_every_line_and_drops_escapes_in_place(retriever, pasted, expected):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        field = pilot.app.query_one("#question", Input)
+        field.value = "Q: "
+        field.cursor_position = len(field.value)
+        field.focus()
+        field.post_message(events.Paste(pasted))
+        await pilot.pause()
+        assert field.value == "Q: " + expected
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "Kestrelford's guide says:" in text_of(pilot.app, "#answer-text")
+
+
 @pytest.mark.parametrize("name", BAD_QUESTIONS)
 async def test_the_app_answers_refuses_or_says_why_for_any_pasted_question(retriever, name):
     question = BAD_QUESTIONS[name]
@@ -230,9 +254,10 @@ async def test_the_app_answers_refuses_or_says_why_for_any_pasted_question(retri
         assert app.is_running and app.screen is app.screen_stack[0]
         field = app.query_one("#question", Input)
         assert unsafe_characters(field.value) == []  # pasted escapes never sit in the field to be drawn
-        first_line = question.splitlines()[0] if question else ""  # a terminal paste into one line keeps the first
-        assert field.value.split() == "".join(ch if ch.isprintable() else " " for ch in first_line).split()  # nothing lost
-        shown = shown_question(question)
+        # every line kept (as spaces); escape sequences dropped where they stood (the lone 8-bit CSI is a space)
+        kept = "When does the bakery in Kestrelford sell out? 31m" if name == "ANSI escape sequences" else question
+        assert field.value.split() == "".join(ch if ch.isprintable() else " " for ch in kept).split()  # nothing lost
+        shown = shown_question(kept)
         answer = text_of(app, "#answer-text")
         if not shown:
             assert "empty question" in text_of(app, "#message")
