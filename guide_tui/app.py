@@ -129,7 +129,8 @@ class EvalOutcome:
     """How one labelled question came back: hit or miss at a glance."""
 
     question: Question
-    expected_rank: int | None  # rank of the first expected chunk in the top 5
+    expected_rank: int | None  # rank of the best-ranked expected chunk in the top 5
+    ranked_chunk: str | None  # that chunk (the one the rank is of), None when no expected chunk came back
     phrase_found: bool
     refused: bool
 
@@ -146,8 +147,10 @@ def judge(question: Question, answer: Answer) -> EvalOutcome:
     """The same hit rules as `guide-tui eval`: any expected chunk at rank 1, the phrase in an answer that is not a refusal."""
     from guide_tui.evaluation import expected_rank, phrase_in_answer
 
-    rank = expected_rank(question, [hit.chunk.chunk_id for hit in answer.retrieval.hits])
-    return EvalOutcome(question, rank, phrase_in_answer(question, answer), answer.refused)
+    chunk_ids = [hit.chunk.chunk_id for hit in answer.retrieval.hits]
+    rank = expected_rank(question, chunk_ids)
+    ranked = None if rank is None else chunk_ids[rank - 1]
+    return EvalOutcome(question, rank, ranked, phrase_in_answer(question, answer), answer.refused)
 
 
 @dataclass
@@ -427,20 +430,28 @@ class DetailPane(VerticalScroll):
         self.scroll_home(animate=False)
 
 
-def eval_content(session: EvalSession, outcome: EvalOutcome | None) -> Content:
-    """The running tally, then this question's expected chunk and phrase beside what came back."""
+def eval_content(session: EvalSession, outcome: EvalOutcome | None, labelled: bool = True) -> Content:
+    """The running tally, then this question's expected chunk and phrase beside what came back.
+    labelled=False: the question asked is the user's own, which is not scored."""
     question = session.current
     if question is None:
         return Content("")
+    if not labelled:
+        return Content.assemble(
+            (session.tally(), "bold"), "\n", literal("your own question: not scored (F4 / F3 / F2 step through the labelled ones)", "italic")
+        )
     head = literal(question.id if question.in_corpus else f"{question.id} ({question.kind.replace('_', ' ')})", "bold")
     if outcome is None:
         verdict = literal("running…", "italic")
     elif question.in_corpus:
-        rank = "not in the top 5" if outcome.expected_rank is None else f"rank {outcome.expected_rank}"
-        others = len(question.expected_chunks) - 1
+        expected = len(question.expected_chunks)
+        if outcome.ranked_chunk is None:
+            found = Content.assemble(literal(question.expected_chunks[0] + (f" (+{expected - 1})" if expected > 1 else ""), "bold"), " → not in the top 5 ")
+        else:
+            of = f" ({expected} expected)" if expected > 1 else ""
+            found = Content.assemble(literal(outcome.ranked_chunk, "bold"), f"{of} → rank {outcome.expected_rank} ")
         verdict = Content.assemble(
-            "expected chunk ◆ ", literal(question.expected_chunks[0] + (f" (+{others})" if others else ""), "bold"),
-            f" → {rank} ", mark(outcome.rank1), " · phrase ", literal(f"“{question.expected_phrase}”", "bold"),
+            "expected chunk ◆ ", found, mark(outcome.rank1), " · phrase ", literal(f"“{question.expected_phrase}”", "bold"),
             " in the answer " if outcome.phrase_found else " not in the answer ", mark(outcome.phrase_found),
         )  # fmt: skip
     else:
@@ -673,7 +684,7 @@ class GuideApp(App):
     @work(exclusive=True, group="answer")
     async def answer_worker(self, retrieval: Retrieval, run_id: int) -> None:
         self.query_one("#answer", AnswerPanel).begin(retrieval.question, self.answerer_label())
-        self.refresh_eval(None)
+        self.refresh_eval(None, labelled=self.eval_question_for(retrieval.question) is not None)
         loop = asyncio.get_running_loop()
 
         def on_text(piece: str) -> None:  # called in the answering thread; never waits for the screen
@@ -741,9 +752,9 @@ class GuideApp(App):
         field.value = question.text
         self.ask(question.text)
 
-    def refresh_eval(self, outcome: EvalOutcome | None) -> None:
+    def refresh_eval(self, outcome: EvalOutcome | None, labelled: bool = True) -> None:
         if self.eval is not None:
-            self.query_one("#eval", Static).update(eval_content(self.eval, outcome))
+            self.query_one("#eval", Static).update(eval_content(self.eval, outcome, labelled))
 
     def action_first_question(self) -> None:
         """Jump to the first labelled question."""

@@ -228,6 +228,22 @@ async def test_a_typed_question_during_eval_is_not_scored(retriever):
         await settle(pilot)
         await ask(pilot, "How much does it cost to go up the church tower in Kestrelford?")
         assert len(app.eval.outcomes) == 1
+        panel = text_of(app, "#eval")
+        assert "your own question: not scored" in panel and "running…" not in panel
+        assert "eval 1/4 · rank-1 hits 1/1" in panel  # the tally stays
+        await pilot.press("f4")
+        await settle(pilot)
+        assert "not scored" not in text_of(app, "#eval") and len(app.eval.outcomes) == 2
+
+
+async def test_the_eval_line_names_the_expected_chunk_whose_rank_it_gives(retriever):
+    question = next(q for q in load_questions().questions if q.id == "hardest-town-pushchair")
+    assert question.expected_chunks[0] != "guide_halden_bay.md#1"  # the second expected chunk is the one ranked first
+    app = GuideApp(generator="extractive", retriever=retriever, questions=[question])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        assert "expected chunk ◆ guide_halden_bay.md#1 (2 expected) → rank 1 ✓ hit" in text_of(app, "#eval")
 
 
 async def test_selecting_a_row_shows_its_chunk_with_the_matched_sentence_highlighted(retriever):
