@@ -248,13 +248,15 @@ class HitsTable(DataTable):
         if crossing is None and cutoff is not None and hits:  # unlike the CLI, the app shows the cutoff below an all-within top 5
             self.add_cutoff_row(cutoff)
 
+    BEYOND_CUTOFF = "italic grey62"  # not "dim": in 256 colours that drew grey 237 on grey 234; italic survives NO_COLOR
+
     def add_cutoff_row(self, cutoff: float) -> None:
         style = "bold red"
         label = Text(f"── cutoff {cutoff:.4f} ──", style=style)
         self.add_row(Text(""), label, Text(f"> {cutoff:.4f} ✗", style=style), Text(""), Text(""), Text(""), key="cutoff")
 
     def add_hit_row(self, hit: Hit, expected: tuple[str, ...]) -> None:
-        style = "dim" if hit.above_cutoff else ""
+        style = self.BEYOND_CUTOFF if hit.above_cutoff else ""
         rank = Text(str(hit.rank), style=style)
         if hit.chunk.chunk_id in expected:
             rank.append(" ◆", style="bold green")
@@ -516,16 +518,20 @@ def action_help(action: str) -> str:
     return (getattr(GuideApp, f"action_{action}").__doc__ or "").strip()
 
 
+COMPACT_SIZE = (100, 32)  # below either: the compact layout
+MIN_SIZE = (70, 20)  # below either: only a message asking for a larger window
+
+
 class GuideApp(App):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere (benchmark, tests) find it too
     TITLE = "guide-tui"
     COMMANDS = App.COMMANDS | {GuideCommands}
-    BINDINGS = [
-        Binding("f2", "first_question", "First eval q"),
-        Binding("f3", "previous_question", "Prev eval q"),
-        Binding("f4", "next_question", "Next eval q"),
+    BINDINGS = [  # short descriptions: the footer keeps every key at 80 columns
+        Binding("f2", "first_question", "First q"),
+        Binding("f3", "previous_question", "Prev q"),
+        Binding("f4", "next_question", "Next q"),
         Binding("f5", "rerun", "Re-run"),
-        Binding("f6", "toggle_detail", "Chunk detail"),
+        Binding("f6", "toggle_detail", "Chunk"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
@@ -562,6 +568,7 @@ class GuideApp(App):
         self.eval: EvalSession | None = None
         self.exit_after = os.environ.get(EXIT_AFTER_ENV, "")
         self.terminal_fd: int | None = None  # run_app sets it: the app quits when that terminal hangs up
+        self.compact = False  # fit_layout: a small terminal gets the one-line status
 
     # ------------------------------------------------------------ layout
 
@@ -574,9 +581,30 @@ class GuideApp(App):
             yield AnswerPanel(id="answer")
             yield DetailPane(id="detail")
         yield Static(id="status")
+        yield Static(id="too-small")
         yield Footer()
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit_layout(event.size.width, event.size.height)
+
+    def fit_layout(self, width: int, height: int) -> None:
+        """Compact below COMPACT_SIZE (one-line status, table without a border), a message below MIN_SIZE."""
+        screen = self.screen_stack[0] if self.screen_stack else self.screen
+        compact = width < COMPACT_SIZE[0] or height < COMPACT_SIZE[1]
+        too_small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
+        screen.set_class(compact, "-compact")
+        screen.set_class(too_small, "-too-small")
+        if too_small:
+            self.query_one("#too-small", Static).update(literal(
+                f"The terminal is {width}x{height}: guide-tui needs at least {MIN_SIZE[0]}x{MIN_SIZE[1]}. "
+                "Make the window larger (Ctrl+Q quits)."
+            ))  # fmt: skip
+        if compact != self.compact:
+            self.compact = compact
+            self.refresh_status()
+
     def on_mount(self) -> None:
+        self.fit_layout(self.size.width, self.size.height)
         self.query_one("#hits", HitsTable).border_title = "top 5 chunks"
         self.query_one("#answer", AnswerPanel).border_title = "answer"
         self.query_one("#detail", DetailPane).border_title = "chunk"
@@ -806,8 +834,16 @@ def answerer_state(generator: str, ollama: OllamaState) -> str:
 
 
 def status_content(app: GuideApp) -> Content:
-    """Three lines: which index (and whether it is current), how it embeds and cuts off, who answers."""
+    """Three lines: which index (and whether it is current), how it embeds and cuts off, who answers;
+    one line of the same facts, shortest first, on a small terminal."""
     index = app.index
+    if app.compact:
+        if index is None:
+            where = f"index {app.index_dir.name}/ loading…"
+        else:
+            cutoff = "none" if index.cutoff is None else f"{index.cutoff:.4f}"
+            where = f"index {app.index_dir.name}/ {'STALE' if index.stale else 'current'} · cutoff {cutoff}"
+        return literal(f"{where} · answerer: {answerer_state(app.generator, app.ollama)}")
     if index is None:
         lines = [f"index {app.index_dir.name}/: loading…", "embedding: loading…"]
     else:

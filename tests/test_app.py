@@ -508,3 +508,70 @@ async def test_a_new_question_closes_the_stream_still_answering_the_old_one(retr
         assert calls[0]["pieces"] < len(tokens(FAITHFUL))
         assert calls[1]["ended"] == "answered"
         assert text_of(app, "#answer-text").startswith(f"Question: {QUESTION} Please.")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+async def test_a_small_terminal_keeps_the_answer_status_and_keys_on_screen(retriever, size):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        answer, status, footer = (app.query_one(selector).region for selector in ("#answer", "#status", "Footer"))
+        assert answer.height >= 8  # the question, a blank line and most of the quotes
+        assert status.height == 1 and status.bottom <= footer.y and footer.bottom == size[1]
+        shown = {footer_key.key: footer_key for footer_key in app.query("FooterKey")}
+        for key, description in (("f4", "Next q"), ("f5", "Re-run"), ("f6", "Chunk"), ("ctrl+q", "Quit")):
+            assert shown[key].description == description
+            assert shown[key].region.width > 0 and shown[key].region.right <= size[0]  # not cut off
+
+
+async def test_below_the_minimum_size_a_message_asks_for_a_larger_window(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=(60, 18)) as pilot:
+        await settle(pilot)
+        assert "The terminal is 60x18: guide-tui needs at least 70x20." in text_of(app, "#too-small")
+        assert not app.query_one("#main").display or app.query_one("#main").region.height == 0
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert not app.query_one("#too-small").region.height and app.query_one("#answer").region.height >= 8
+
+
+
+async def test_the_focused_pane_has_a_brighter_border(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, BAKERY)
+        for selector in ("#answer", "#hits"):
+            pane = app.query_one(selector)
+            unfocused = pane.styles.border_top
+            pane.focus()
+            await pilot.pause()
+            assert pane.has_focus and pane.styles.border_top[1] != unfocused[1], selector
+
+
+def contrast_in_256_colours(foreground, background) -> float:
+    """WCAG contrast ratio of two colours after both are cut down to the 256-colour palette."""
+    from rich.color import ColorSystem
+
+    def luminance(color) -> float:
+        channels = [c / 255 for c in color.downgrade(ColorSystem.EIGHT_BIT).get_truecolor()]
+        r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+async def test_rows_beyond_the_cutoff_stay_readable_in_256_colours_and_without_colour(retriever):
+    from rich.style import Style
+
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "How do I reverse a list in Python?")  # every chunk beyond the cutoff
+        table = app.query_one("#hits", HitsTable)
+        beyond = [key for key, hit in table.hits.items() if hit.above_cutoff]
+        assert beyond
+        style = Style.parse(str(table.get_row(beyond[0])[1].style))
+        assert not style.dim and style.italic  # italic is kept under NO_COLOR, where no colour tells the rows apart
+        background = table.styles.background.rich_color
+        assert contrast_in_256_colours(style.color, background) >= 4.5
