@@ -494,7 +494,7 @@ class GuideCommands(command.Provider):
     """The app's own actions in the command palette (Ctrl+P): the same list as the footer's bindings."""
 
     def app_commands(self) -> list[tuple[str, str]]:
-        return [(binding.description, binding.action) for binding in GuideApp.BINDINGS if binding.action != "quit"]
+        return [(binding.tooltip or binding.description, binding.action) for binding in GuideApp.BINDINGS if binding.action != "quit"]
 
     async def discover(self) -> command.Hits:
         for title, action in self.app_commands():
@@ -527,11 +527,11 @@ class GuideApp(App):
     TITLE = "guide-tui"
     COMMANDS = App.COMMANDS | {GuideCommands}
     BINDINGS = [  # short descriptions: the footer keeps every key at 80 columns
-        Binding("f2", "first_question", "First q"),
-        Binding("f3", "previous_question", "Prev q"),
-        Binding("f4", "next_question", "Next q"),
-        Binding("f5", "rerun", "Re-run"),
-        Binding("f6", "toggle_detail", "Chunk"),
+        Binding("f2", "first_question", "First q", tooltip="First eval question"),
+        Binding("f3", "previous_question", "Prev q", tooltip="Previous eval question"),
+        Binding("f4", "next_question", "Next q", tooltip="Next eval question"),
+        Binding("f5", "rerun", "Re-run", tooltip="Re-run the question"),
+        Binding("f6", "toggle_detail", "Chunk", tooltip="Chunk detail"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 

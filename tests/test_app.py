@@ -97,7 +97,7 @@ async def test_the_cutoff_row_sits_where_the_distances_cross_it(retriever):
         assert table.get_row("cutoff")[1].plain == f"── cutoff {retriever.cutoff:.4f} ──"
         for key, hit in table.hits.items():
             distance = table.get_row(key)[2]
-            assert ("dim" in str(distance.style)) == hit.above_cutoff == distance.plain.endswith(" ✗")
+            assert (str(distance.style) == HitsTable.BEYOND_CUTOFF) == hit.above_cutoff == distance.plain.endswith(" ✗")
 
 
 async def test_the_table_fills_before_the_answer_streams(retriever, fake_ollama):
