@@ -17,6 +17,7 @@ import re
 import select
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,6 +102,9 @@ def warm_up(retriever: Retriever) -> None:
         pass
 
 
+STALL_AFTER = 3.0  # seconds without a token before the status line says the stream has stalled
+
+
 @dataclass(frozen=True)
 class OllamaState:
     """What the status line says about Ollama."""
@@ -108,6 +112,30 @@ class OllamaState:
     checked: bool
     usable: bool = False
     detail: str = ""
+
+
+@dataclass
+class Stream:
+    """The answer streaming now: what the status line counts (pieces are Ollama's tokens, near enough)."""
+
+    started: float = field(default_factory=time.monotonic)
+    pieces: int = 0
+    first: float | None = None  # when the first piece came
+    last: float | None = None  # when the latest piece came
+
+    def add_piece(self) -> None:
+        self.last = time.monotonic()
+        self.first = self.first or self.last
+        self.pieces += 1
+
+    def describe(self, now: float, stall_after: float) -> str:
+        """"waiting for the first token (n s)", "streaming n tok/s" or "stalled for n s"."""
+        if self.last is None:
+            return f"waiting for the first token ({now - self.started:.0f} s; a model's first load can take minutes)"
+        if now - self.last >= stall_after:
+            return f"stalled for {now - self.last:.0f} s (Esc stops)"
+        rate = (self.pieces - 1) / (self.last - self.first) if self.last > self.first else 0.0
+        return f"streaming {rate:.1f} tok/s (Esc stops)"
 
 
 def probe_ollama(generator: str, model: str | None) -> OllamaState:
@@ -303,6 +331,11 @@ class AnswerPanel(VerticalScroll):
         self.streamed += printable(piece)  # printable works character by character: cleaning each piece is cleaning the whole
         self.show(self.heading + Content(self.streamed))
         self.scroll_end(animate=False)
+
+    def stopped(self) -> None:
+        self.show(self.heading + Content(self.streamed) + Content.assemble(
+            "\n\n", ("■ stopped (Esc): the text above is unfinished and was not checked against the guides", "bold $text-warning"),
+        ))  # fmt: skip
 
     def finish(self, answer: Answer) -> None:
         self.show(self.heading + answer_content(answer))
@@ -532,6 +565,7 @@ class GuideApp(App):
         Binding("f4", "next_question", "Next q", tooltip="Next eval question"),
         Binding("f5", "rerun", "Re-run", tooltip="Re-run the question"),
         Binding("f6", "toggle_detail", "Chunk", tooltip="Chunk detail"),
+        Binding("escape", "stop", "Stop", tooltip="Stop the answer being generated"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
@@ -569,6 +603,9 @@ class GuideApp(App):
         self.exit_after = os.environ.get(EXIT_AFTER_ENV, "")
         self.terminal_fd: int | None = None  # run_app sets it: the app quits when that terminal hangs up
         self.compact = False  # fit_layout: a small terminal gets the one-line status
+        self.stream: Stream | None = None  # the answer streaming now, if any
+        self.stall_after = STALL_AFTER
+        self.last_outcome = ""  # how the last answer went with Ollama: the status line's last word
 
     # ------------------------------------------------------------ layout
 
@@ -615,6 +652,7 @@ class GuideApp(App):
         else:
             self.load_index_worker()
         self.probe_worker()
+        self.set_interval(1.0, self.tick_stream)
         if self.terminal_fd is not None:
             # Textual's input thread spins on a hung-up terminal when a wrapper (make) took the hang-up
             # signal: without this, closing the window left a process using a whole core.
@@ -658,6 +696,8 @@ class GuideApp(App):
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """Without an index only quitting makes sense: the other keys leave the footer."""
+        if action == "stop":
+            return self.stream is not None
         return action == "quit" or self.index_error is None
 
     def index_ready(self, retriever: Retriever) -> None:
@@ -714,6 +754,7 @@ class GuideApp(App):
         self.query_one("#answer", AnswerPanel).begin(retrieval.question, self.answerer_label())
         self.refresh_eval(None, labelled=self.eval_question_for(retrieval.question) is not None)
         loop = asyncio.get_running_loop()
+        self.start_stream(retrieval)
 
         def on_text(piece: str) -> None:  # called in the answering thread; never waits for the screen
             if run_id != self.run_id:
@@ -738,11 +779,45 @@ class GuideApp(App):
 
     def show_piece(self, run_id: int, piece: str) -> None:
         if run_id == self.run_id:
+            if self.stream is not None:
+                self.stream.add_piece()
             self.query_one("#answer", AnswerPanel).add_text(piece)
+
+    def start_stream(self, retrieval: Retrieval) -> None:
+        """Count the answer's pieces when Ollama may write it (the status line shows the rate, or the stall)."""
+        if self.generator != "extractive" and retrieval.gate.passed:
+            self.stream = Stream()
+            self.refresh_bindings()
+            self.refresh_status()
+
+    def end_stream(self, outcome: str) -> None:
+        self.stream = None
+        self.last_outcome = outcome
+        self.refresh_bindings()
+        self.refresh_status()
+
+    def tick_stream(self) -> None:
+        if self.stream is not None:
+            self.refresh_status()
+
+    def action_stop(self) -> None:
+        """Stop the answer being generated (its HTTP stream is closed at the next token)."""
+        if self.stream is None:
+            return
+        self.run_id += 1  # the answering thread's next on_text raises AnswerSuperseded, which closes the stream
+        self.query_one("#answer", AnswerPanel).stopped()
+        self.end_stream("stopped (Esc) mid-answer")
 
     def show_answer(self, run_id: int, answer: Answer) -> None:
         if run_id != self.run_id:
             return
+        if self.stream is not None:
+            if answer.generator.startswith("ollama:"):
+                self.end_stream(f"last answer by {answer.generator.removeprefix('ollama:')}")
+            elif answer.fallback_reason:
+                self.end_stream(f"fell back because {answer.fallback_reason.removesuffix('; answered extractively')}")
+            else:
+                self.end_stream("")
         self.query_one("#answer", AnswerPanel).finish(answer)
         question = self.eval_question_for(answer.retrieval.question)
         if question is not None:
@@ -752,6 +827,7 @@ class GuideApp(App):
 
     def answer_failed(self, run_id: int, err: Exception) -> None:
         if run_id == self.run_id:
+            self.end_stream(f"failed: {err}")
             self.say(f"the answer failed: {err}", "error")
             self.query_one("#answer", AnswerPanel).show(literal(f"No answer: {err}"))
 
@@ -833,6 +909,16 @@ def answerer_state(generator: str, ollama: OllamaState) -> str:
     return f"extractive, as the fallback: {ollama.detail}"
 
 
+def answerer_line(app: GuideApp) -> str:
+    """Who answers, then what Ollama is doing now or how the last answer went: never "connected" after a fallback."""
+    if app.last_outcome.startswith("fell back") and app.stream is None:
+        return f"extractive, {app.last_outcome} (Ollama is tried again on the next question)"
+    state = answerer_state(app.generator, app.ollama)
+    if app.stream is not None:
+        return f"{state} · {app.stream.describe(time.monotonic(), app.stall_after)}"
+    return f"{state} · {app.last_outcome}" if app.last_outcome else state
+
+
 def status_content(app: GuideApp) -> Content:
     """Three lines: which index (and whether it is current), how it embeds and cuts off, who answers;
     one line of the same facts, shortest first, on a small terminal."""
@@ -843,7 +929,7 @@ def status_content(app: GuideApp) -> Content:
         else:
             cutoff = "none" if index.cutoff is None else f"{index.cutoff:.4f}"
             where = f"index {app.index_dir.name}/ {'STALE' if index.stale else 'current'} · cutoff {cutoff}"
-        return literal(f"{where} · answerer: {answerer_state(app.generator, app.ollama)}")
+        return literal(f"{where} · answerer: {answerer_line(app)}")
     if index is None:
         lines = [f"index {app.index_dir.name}/: loading…", "embedding: loading…"]
     else:
@@ -857,7 +943,7 @@ def status_content(app: GuideApp) -> Content:
             f"{len(index.chunks)} chunks · built {built} · {freshness}",
             f"embedding: {model.get('name', '?')} ({model.get('dims', '?')} dims) · cutoff {cutoff}",
         ]
-    lines.append(f"answerer: {answerer_state(app.generator, app.ollama)}")
+    lines.append(f"answerer: {answerer_line(app)}")
     return literal("\n".join(lines))
 
 

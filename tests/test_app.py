@@ -575,3 +575,52 @@ async def test_rows_beyond_the_cutoff_stay_readable_in_256_colours_and_without_c
         assert not style.dim and style.italic  # italic is kept under NO_COLOR, where no colour tells the rows apart
         background = table.styles.background.rich_color
         assert contrast_in_256_colours(style.color, background) >= 4.5
+
+
+async def wait_for(pilot, condition, what: str, seconds: float = 10.0) -> None:
+    """Poll the screen without pilot.pause (which waits for a stream to go idle)."""
+    for _ in range(int(seconds / 0.02)):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    pytest.fail(f"never saw {what}; status: {text_of(pilot.app, '#status')}")
+
+
+async def test_the_status_line_counts_tokens_then_says_the_stream_stalled(retriever, fake_ollama, monkeypatch):
+    from fake_ollama import QUESTION
+
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", "3")
+    fake_ollama.scenario = "stall"
+    fake_ollama.token_delay = 0.05
+    app = GuideApp(generator="auto", retriever=retriever)
+    app.stall_after = 0.5  # the stall scenario goes silent after 4 tokens
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        field = app.query_one("#question", Input)
+        field.value = QUESTION
+        await field.action_submit()
+        await wait_for(pilot, lambda: "streaming" in text_of(app, "#status") and "tok/s" in text_of(app, "#status"), "the token rate")
+        await wait_for(pilot, lambda: "stalled for" in text_of(app, "#status"), "the stall")
+        await wait_for(pilot, lambda: "fell back because Ollama timed out after 3 s" in text_of(app, "#status"), "the fallback")
+        assert "connected" not in text_of(app, "#status")
+
+
+async def test_escape_stops_a_generation_and_closes_its_stream(retriever, fake_ollama):
+    from fake_ollama import QUESTION
+
+    fake_ollama.scenario = "faithful"
+    fake_ollama.token_delay = 0.3  # slow enough to press Esc mid-answer
+    app = GuideApp(generator="auto", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        field = app.query_one("#question", Input)
+        field.value = QUESTION
+        await field.action_submit()
+        await wait_for(pilot, lambda: "The pubs" in text_of(app, "#answer-text"), "the first tokens")
+        await pilot.press("escape")
+        stopped = text_of(app, "#answer-text")
+        assert "■ stopped (Esc)" in stopped and "Sources" not in stopped
+        assert "stopped (Esc) mid-answer" in text_of(app, "#status")
+        await asyncio.sleep(1.0)  # the stream would have gone on for seconds more
+        assert text_of(app, "#answer-text") == stopped
+        await wait_for(pilot, lambda: fake_ollama.closed_early, "the server seeing the stream closed")
