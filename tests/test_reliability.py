@@ -16,7 +16,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from conftest import CLOSED_OLLAMA, settle, text_of
+from conftest import CLOSED_OLLAMA, settle, submit_and_go_on, text_of
 from rich.cells import cell_len
 from rich.console import Console
 from textual import events
@@ -762,10 +762,7 @@ async def test_the_app_stays_responsive_while_ollama_is_silent(retriever, fake_o
     reason = ollama_fault(fake_ollama, monkeypatch, "stall")
     app = GuideApp(generator="auto", retriever=retriever)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        field = app.query_one("#question", Input)
-        field.value = QUESTION
-        await field.action_submit()
+        field = await submit_and_go_on(pilot, QUESTION)
         for _ in range(200):  # the first words stream in
             if "The pubs in Kestrelford" in text_of(app, "#answer-text"):
                 break
