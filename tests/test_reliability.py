@@ -667,6 +667,7 @@ async def test_the_app_shows_an_index_built_from_other_guides_and_the_fix(worksp
 def ollama_fault(fake_ollama, monkeypatch, fault: str) -> str:
     """Set up one Ollama fault; returns the reason the answer must give for not using Ollama."""
     monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", "1")  # "accepting but never answering" must not take a minute
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_FIRST_TOKEN_TIMEOUT", "1")
     if fault == "not running":
         monkeypatch.setenv("OLLAMA_HOST", CLOSED_OLLAMA)
         return f"Ollama not reachable at {CLOSED_OLLAMA}"
@@ -675,7 +676,7 @@ def ollama_fault(fake_ollama, monkeypatch, fault: str) -> str:
         return "Ollama has no model 'nosuch' (ollama pull nosuch)"
     fake_ollama.scenario = fault
     return {
-        "hang": "Ollama timed out after 1 s",
+        "hang": "Ollama sent no first token within 1 s (the model may still be loading)",
         "stall": "Ollama timed out after 1 s",
         "disconnect": "Ollama stopped mid-answer",
         "garbage": "Ollama sent a reply that is not its protocol",
