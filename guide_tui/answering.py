@@ -134,8 +134,8 @@ def answer_question(
     """Retrieve, gate, check answerability, then answer with Ollama or by quoting.
 
     generator: "extractive", "ollama", or "auto" (Ollama when it answers). When Ollama
-    cannot answer (down, slow, model missing, dropped mid-stream) the extractive answer
-    is given and fallback_reason says why. `ollama` is the Ollama host URL (default:
+    cannot answer (down, slow, model missing, dropped mid-stream), "auto" gives the extractive
+    answer and fallback_reason says why; "ollama" raises OllamaUnavailable. `ollama` is the Ollama host URL (default:
     OLLAMA_HOST or http://127.0.0.1:11434). on_text receives pieces of the answer as
     they become available; Answer.text is the final word (a fallback replaces partial
     Ollama text already streamed). `retrieval`: this question's, when the caller has it.
@@ -165,6 +165,8 @@ def answer_question(
         try:
             return generated_answer(retriever, retrieval, model, emit, ollama, evidence.verdicts)
         except OllamaUnavailable as err:
+            if generator == "ollama":  # asked for by name: no quiet substitute
+                raise
             fallback = f"{err}; answered extractively"
     pieces = extractive_text(evidence.quotes, evidence.uncovered)
     for piece in pieces:
@@ -201,7 +203,7 @@ def generated_answer(
     if generated.refused:
         return Answer(retrieval.question, True, REFUSAL, label, retrieval, refusal_reason="model", verdicts=verdicts)
     if not generated.citations:  # nothing it said is in the guides: not an answer this app gives
-        raise OllamaUnavailable(f"{label}'s answer had no support in the retrieved guides")
+        raise OllamaUnavailable(no_support_reason(label, generated.text, retrieval, retriever))
     return Answer(
         retrieval.question,
         False,
@@ -213,3 +215,15 @@ def generated_answer(
         invented_citations=list(generated.invented_citations),
         verdicts=verdicts,
     )
+
+
+def no_support_reason(label: str, text: str, retrieval: Retrieval, retriever: Retriever) -> str:
+    """Why a generated answer with no supported sentence is not used: "cited the wrong guide" when
+    its sentences are supported once their citations are ignored, else "had no support"."""
+    from guide_tui.claims import CITATION_MARK, check_claims
+    from guide_tui.ollama_answerer import prompt_hits
+
+    uncited = CITATION_MARK.sub("", text)
+    if uncited != text and check_claims(uncited, prompt_hits(retrieval), retriever.index.embedder).citations:
+        return f"{label}'s answer cited a guide that does not say it (another guide it was shown does)"
+    return f"{label}'s answer had no support in the retrieved guides"

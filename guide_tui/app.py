@@ -17,11 +17,12 @@ import re
 import select
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.text import Text
-from textual import command, on, work
+from textual import command, events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -101,6 +102,9 @@ def warm_up(retriever: Retriever) -> None:
         pass
 
 
+STALL_AFTER = 3.0  # seconds without a token before the status line says the stream has stalled
+
+
 @dataclass(frozen=True)
 class OllamaState:
     """What the status line says about Ollama."""
@@ -108,6 +112,30 @@ class OllamaState:
     checked: bool
     usable: bool = False
     detail: str = ""
+
+
+@dataclass
+class Stream:
+    """The answer streaming now: what the status line counts (pieces are Ollama's tokens, near enough)."""
+
+    started: float = field(default_factory=time.monotonic)
+    pieces: int = 0
+    first: float | None = None  # when the first piece came
+    last: float | None = None  # when the latest piece came
+
+    def add_piece(self) -> None:
+        self.last = time.monotonic()
+        self.first = self.first or self.last
+        self.pieces += 1
+
+    def describe(self, now: float, stall_after: float) -> str:
+        """"waiting for the first token (n s)", "streaming n tok/s" or "stalled for n s"."""
+        if self.last is None:
+            return f"waiting for the first token ({now - self.started:.0f} s; a model's first load can take minutes)"
+        if now - self.last >= stall_after:
+            return f"stalled for {now - self.last:.0f} s (Esc stops)"
+        rate = (self.pieces - 1) / (self.last - self.first) if self.last > self.first else 0.0
+        return f"streaming {rate:.1f} tok/s (Esc stops)"
 
 
 def probe_ollama(generator: str, model: str | None) -> OllamaState:
@@ -129,7 +157,8 @@ class EvalOutcome:
     """How one labelled question came back: hit or miss at a glance."""
 
     question: Question
-    expected_rank: int | None  # rank of the first expected chunk in the top 5
+    expected_rank: int | None  # rank of the best-ranked expected chunk in the top 5
+    ranked_chunk: str | None  # that chunk (the one the rank is of), None when no expected chunk came back
     phrase_found: bool
     refused: bool
 
@@ -146,8 +175,10 @@ def judge(question: Question, answer: Answer) -> EvalOutcome:
     """The same hit rules as `guide-tui eval`: any expected chunk at rank 1, the phrase in an answer that is not a refusal."""
     from guide_tui.evaluation import expected_rank, phrase_in_answer
 
-    rank = expected_rank(question, [hit.chunk.chunk_id for hit in answer.retrieval.hits])
-    return EvalOutcome(question, rank, phrase_in_answer(question, answer), answer.refused)
+    chunk_ids = [hit.chunk.chunk_id for hit in answer.retrieval.hits]
+    rank = expected_rank(question, chunk_ids)
+    ranked = None if rank is None else chunk_ids[rank - 1]
+    return EvalOutcome(question, rank, ranked, phrase_in_answer(question, answer), answer.refused)
 
 
 @dataclass
@@ -173,12 +204,32 @@ class EvalSession:
 # ---------------------------------------------------------------- widgets
 
 
+ESCAPE_SEQUENCE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+"""A terminal escape: CSI (colours, cursor moves), OSC (titles, links) or a two-byte one."""
+
+
+def pasted_text(text: str) -> str:
+    """A paste as one line of the question: escape sequences dropped where they stand, line breaks and
+    other control codes become spaces."""
+    return printable(ESCAPE_SEQUENCE.sub("", text).replace("\r\n", "\n")).replace("\n", " ")
+
+
 class QuestionInput(Input):
     """The question field. A terminal pastes text as it is, so a pasted escape sequence or control
-    code would sit in the field and be drawn raw to the terminal: each becomes a space here."""
+    code would sit in the field and be drawn raw to the terminal: each becomes a space here, and a
+    paste of several lines is kept whole (Textual's Input keeps only the first line)."""
 
     def validate_value(self, value: str) -> str:
         return printable(value).replace("\n", " ")
+
+    def _on_paste(self, event: events.Paste) -> None:
+        event.stop()
+        event.prevent_default()
+        if text := pasted_text(event.text):
+            if self.selection.is_empty:
+                self.insert_text_at_cursor(text)
+            else:
+                self.replace(text, *self.selection)
 
 
 class HitsTable(DataTable):
@@ -225,13 +276,15 @@ class HitsTable(DataTable):
         if crossing is None and cutoff is not None and hits:  # unlike the CLI, the app shows the cutoff below an all-within top 5
             self.add_cutoff_row(cutoff)
 
+    BEYOND_CUTOFF = "italic grey62"  # not "dim": in 256 colours that drew grey 237 on grey 234; italic survives NO_COLOR
+
     def add_cutoff_row(self, cutoff: float) -> None:
         style = "bold red"
         label = Text(f"── cutoff {cutoff:.4f} ──", style=style)
         self.add_row(Text(""), label, Text(f"> {cutoff:.4f} ✗", style=style), Text(""), Text(""), Text(""), key="cutoff")
 
     def add_hit_row(self, hit: Hit, expected: tuple[str, ...]) -> None:
-        style = "dim" if hit.above_cutoff else ""
+        style = self.BEYOND_CUTOFF if hit.above_cutoff else ""
         rank = Text(str(hit.rank), style=style)
         if hit.chunk.chunk_id in expected:
             rank.append(" ◆", style="bold green")
@@ -278,6 +331,11 @@ class AnswerPanel(VerticalScroll):
         self.streamed += printable(piece)  # printable works character by character: cleaning each piece is cleaning the whole
         self.show(self.heading + Content(self.streamed))
         self.scroll_end(animate=False)
+
+    def stopped(self) -> None:
+        self.show(self.heading + Content(self.streamed) + Content.assemble(
+            "\n\n", ("■ stopped (Esc): the text above is unfinished and was not checked against the guides", "bold $text-warning"),
+        ))  # fmt: skip
 
     def finish(self, answer: Answer) -> None:
         self.show(self.heading + answer_content(answer))
@@ -407,20 +465,28 @@ class DetailPane(VerticalScroll):
         self.scroll_home(animate=False)
 
 
-def eval_content(session: EvalSession, outcome: EvalOutcome | None) -> Content:
-    """The running tally, then this question's expected chunk and phrase beside what came back."""
+def eval_content(session: EvalSession, outcome: EvalOutcome | None, labelled: bool = True) -> Content:
+    """The running tally, then this question's expected chunk and phrase beside what came back.
+    labelled=False: the question asked is the user's own, which is not scored."""
     question = session.current
     if question is None:
         return Content("")
+    if not labelled:
+        return Content.assemble(
+            (session.tally(), "bold"), "\n", literal("your own question: not scored (F4 / F3 / F2 step through the labelled ones)", "italic")
+        )
     head = literal(question.id if question.in_corpus else f"{question.id} ({question.kind.replace('_', ' ')})", "bold")
     if outcome is None:
         verdict = literal("running…", "italic")
     elif question.in_corpus:
-        rank = "not in the top 5" if outcome.expected_rank is None else f"rank {outcome.expected_rank}"
-        others = len(question.expected_chunks) - 1
+        expected = len(question.expected_chunks)
+        if outcome.ranked_chunk is None:
+            found = Content.assemble(literal(question.expected_chunks[0] + (f" (+{expected - 1})" if expected > 1 else ""), "bold"), " → not in the top 5 ")
+        else:
+            of = f" ({expected} expected)" if expected > 1 else ""
+            found = Content.assemble(literal(outcome.ranked_chunk, "bold"), f"{of} → rank {outcome.expected_rank} ")
         verdict = Content.assemble(
-            "expected chunk ◆ ", literal(question.expected_chunks[0] + (f" (+{others})" if others else ""), "bold"),
-            f" → {rank} ", mark(outcome.rank1), " · phrase ", literal(f"“{question.expected_phrase}”", "bold"),
+            "expected chunk ◆ ", found, mark(outcome.rank1), " · phrase ", literal(f"“{question.expected_phrase}”", "bold"),
             " in the answer " if outcome.phrase_found else " not in the answer ", mark(outcome.phrase_found),
         )  # fmt: skip
     else:
@@ -461,7 +527,7 @@ class GuideCommands(command.Provider):
     """The app's own actions in the command palette (Ctrl+P): the same list as the footer's bindings."""
 
     def app_commands(self) -> list[tuple[str, str]]:
-        return [(binding.description, binding.action) for binding in GuideApp.BINDINGS if binding.action != "quit"]
+        return [(binding.tooltip or binding.description, binding.action) for binding in GuideApp.BINDINGS if binding.action != "quit"]
 
     async def discover(self) -> command.Hits:
         for title, action in self.app_commands():
@@ -485,16 +551,21 @@ def action_help(action: str) -> str:
     return (getattr(GuideApp, f"action_{action}").__doc__ or "").strip()
 
 
+COMPACT_SIZE = (100, 32)  # below either: the compact layout
+MIN_SIZE = (70, 20)  # below either: only a message asking for a larger window
+
+
 class GuideApp(App):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere (benchmark, tests) find it too
     TITLE = "guide-tui"
     COMMANDS = App.COMMANDS | {GuideCommands}
-    BINDINGS = [
-        Binding("f2", "first_question", "First eval q"),
-        Binding("f3", "previous_question", "Prev eval q"),
-        Binding("f4", "next_question", "Next eval q"),
-        Binding("f5", "rerun", "Re-run"),
-        Binding("f6", "toggle_detail", "Chunk detail"),
+    BINDINGS = [  # short descriptions: the footer keeps every key at 80 columns
+        Binding("f2", "first_question", "First q", tooltip="First eval question"),
+        Binding("f3", "previous_question", "Prev q", tooltip="Previous eval question"),
+        Binding("f4", "next_question", "Next q", tooltip="Next eval question"),
+        Binding("f5", "rerun", "Re-run", tooltip="Re-run the question"),
+        Binding("f6", "toggle_detail", "Chunk", tooltip="Chunk detail"),
+        Binding("escape", "stop", "Stop", tooltip="Stop the answer being generated"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
@@ -531,6 +602,10 @@ class GuideApp(App):
         self.eval: EvalSession | None = None
         self.exit_after = os.environ.get(EXIT_AFTER_ENV, "")
         self.terminal_fd: int | None = None  # run_app sets it: the app quits when that terminal hangs up
+        self.compact = False  # fit_layout: a small terminal gets the one-line status
+        self.stream: Stream | None = None  # the answer streaming now, if any
+        self.stall_after = STALL_AFTER
+        self.last_outcome = ""  # how the last answer went with Ollama: the status line's last word
 
     # ------------------------------------------------------------ layout
 
@@ -543,9 +618,30 @@ class GuideApp(App):
             yield AnswerPanel(id="answer")
             yield DetailPane(id="detail")
         yield Static(id="status")
+        yield Static(id="too-small")
         yield Footer()
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit_layout(event.size.width, event.size.height)
+
+    def fit_layout(self, width: int, height: int) -> None:
+        """Compact below COMPACT_SIZE (one-line status, table without a border), a message below MIN_SIZE."""
+        screen = self.screen_stack[0] if self.screen_stack else self.screen
+        compact = width < COMPACT_SIZE[0] or height < COMPACT_SIZE[1]
+        too_small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
+        screen.set_class(compact, "-compact")
+        screen.set_class(too_small, "-too-small")
+        if too_small:
+            self.query_one("#too-small", Static).update(literal(
+                f"The terminal is {width}x{height}: guide-tui needs at least {MIN_SIZE[0]}x{MIN_SIZE[1]}. "
+                "Make the window larger (Ctrl+Q quits)."
+            ))  # fmt: skip
+        if compact != self.compact:
+            self.compact = compact
+            self.refresh_status()
+
     def on_mount(self) -> None:
+        self.fit_layout(self.size.width, self.size.height)
         self.query_one("#hits", HitsTable).border_title = "top 5 chunks"
         self.query_one("#answer", AnswerPanel).border_title = "answer"
         self.query_one("#detail", DetailPane).border_title = "chunk"
@@ -556,6 +652,7 @@ class GuideApp(App):
         else:
             self.load_index_worker()
         self.probe_worker()
+        self.set_interval(1.0, self.tick_stream)
         if self.terminal_fd is not None:
             # Textual's input thread spins on a hung-up terminal when a wrapper (make) took the hang-up
             # signal: without this, closing the window left a process using a whole core.
@@ -599,6 +696,8 @@ class GuideApp(App):
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """Without an index only quitting makes sense: the other keys leave the footer."""
+        if action == "stop":
+            return self.stream is not None
         return action == "quit" or self.index_error is None
 
     def index_ready(self, retriever: Retriever) -> None:
@@ -653,8 +752,9 @@ class GuideApp(App):
     @work(exclusive=True, group="answer")
     async def answer_worker(self, retrieval: Retrieval, run_id: int) -> None:
         self.query_one("#answer", AnswerPanel).begin(retrieval.question, self.answerer_label())
-        self.refresh_eval(None)
+        self.refresh_eval(None, labelled=self.eval_question_for(retrieval.question) is not None)
         loop = asyncio.get_running_loop()
+        self.start_stream(retrieval)
 
         def on_text(piece: str) -> None:  # called in the answering thread; never waits for the screen
             if run_id != self.run_id:
@@ -679,11 +779,45 @@ class GuideApp(App):
 
     def show_piece(self, run_id: int, piece: str) -> None:
         if run_id == self.run_id:
+            if self.stream is not None:
+                self.stream.add_piece()
             self.query_one("#answer", AnswerPanel).add_text(piece)
+
+    def start_stream(self, retrieval: Retrieval) -> None:
+        """Count the answer's pieces when Ollama may write it (the status line shows the rate, or the stall)."""
+        if self.generator != "extractive" and retrieval.gate.passed:
+            self.stream = Stream()
+            self.refresh_bindings()
+            self.refresh_status()
+
+    def end_stream(self, outcome: str) -> None:
+        self.stream = None
+        self.last_outcome = outcome
+        self.refresh_bindings()
+        self.refresh_status()
+
+    def tick_stream(self) -> None:
+        if self.stream is not None:
+            self.refresh_status()
+
+    def action_stop(self) -> None:
+        """Stop the answer being generated (its HTTP stream is closed at the next token)."""
+        if self.stream is None:
+            return
+        self.run_id += 1  # the answering thread's next on_text raises AnswerSuperseded, which closes the stream
+        self.query_one("#answer", AnswerPanel).stopped()
+        self.end_stream("stopped (Esc) mid-answer")
 
     def show_answer(self, run_id: int, answer: Answer) -> None:
         if run_id != self.run_id:
             return
+        if self.stream is not None:
+            if answer.generator.startswith("ollama:"):
+                self.end_stream(f"last answer by {answer.generator.removeprefix('ollama:')}")
+            elif answer.fallback_reason:
+                self.end_stream(f"fell back because {answer.fallback_reason.removesuffix('; answered extractively')}")
+            else:
+                self.end_stream("")
         self.query_one("#answer", AnswerPanel).finish(answer)
         question = self.eval_question_for(answer.retrieval.question)
         if question is not None:
@@ -693,6 +827,7 @@ class GuideApp(App):
 
     def answer_failed(self, run_id: int, err: Exception) -> None:
         if run_id == self.run_id:
+            self.end_stream(f"failed: {err}")
             self.say(f"the answer failed: {err}", "error")
             self.query_one("#answer", AnswerPanel).show(literal(f"No answer: {err}"))
 
@@ -721,9 +856,9 @@ class GuideApp(App):
         field.value = question.text
         self.ask(question.text)
 
-    def refresh_eval(self, outcome: EvalOutcome | None) -> None:
+    def refresh_eval(self, outcome: EvalOutcome | None, labelled: bool = True) -> None:
         if self.eval is not None:
-            self.query_one("#eval", Static).update(eval_content(self.eval, outcome))
+            self.query_one("#eval", Static).update(eval_content(self.eval, outcome, labelled))
 
     def action_first_question(self) -> None:
         """Jump to the first labelled question."""
@@ -774,9 +909,27 @@ def answerer_state(generator: str, ollama: OllamaState) -> str:
     return f"extractive, as the fallback: {ollama.detail}"
 
 
+def answerer_line(app: GuideApp) -> str:
+    """Who answers, then what Ollama is doing now or how the last answer went: never "connected" after a fallback."""
+    if app.last_outcome.startswith("fell back") and app.stream is None:
+        return f"extractive, {app.last_outcome} (Ollama is tried again on the next question)"
+    state = answerer_state(app.generator, app.ollama)
+    if app.stream is not None:
+        return f"{state} · {app.stream.describe(time.monotonic(), app.stall_after)}"
+    return f"{state} · {app.last_outcome}" if app.last_outcome else state
+
+
 def status_content(app: GuideApp) -> Content:
-    """Three lines: which index (and whether it is current), how it embeds and cuts off, who answers."""
+    """Three lines: which index (and whether it is current), how it embeds and cuts off, who answers;
+    one line of the same facts, shortest first, on a small terminal."""
     index = app.index
+    if app.compact:
+        if index is None:
+            where = f"index {app.index_dir.name}/ loading…"
+        else:
+            cutoff = "none" if index.cutoff is None else f"{index.cutoff:.4f}"
+            where = f"index {app.index_dir.name}/ {'STALE' if index.stale else 'current'} · cutoff {cutoff}"
+        return literal(f"{where} · answerer: {answerer_line(app)}")
     if index is None:
         lines = [f"index {app.index_dir.name}/: loading…", "embedding: loading…"]
     else:
@@ -790,7 +943,7 @@ def status_content(app: GuideApp) -> Content:
             f"{len(index.chunks)} chunks · built {built} · {freshness}",
             f"embedding: {model.get('name', '?')} ({model.get('dims', '?')} dims) · cutoff {cutoff}",
         ]
-    lines.append(f"answerer: {answerer_state(app.generator, app.ollama)}")
+    lines.append(f"answerer: {answerer_line(app)}")
     return literal("\n".join(lines))
 
 

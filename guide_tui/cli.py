@@ -6,10 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from guide_tui.answering import GENERATORS
+from guide_tui.answering import GENERATORS, OllamaUnavailable
 from guide_tui.corpus import Corpus
 from guide_tui.indexes import IndexLoadError
 from guide_tui.paths import BUNDLED_CORPUS, default_index, inside_installed_package, reports_dir, user_index
+
+
+class UsageError(Exception):
+    """The command line cannot be run as given (exit status 2, like argparse's own errors)."""
 
 
 class VersionAction(argparse.Action):
@@ -25,9 +29,20 @@ class VersionAction(argparse.Action):
         parser.exit()
 
 
+SHARED_DEFAULTS = {"index": None, "built_from": None, "gate": True, "generator": None, "model": None}
+"""Options accepted before the subcommand and after it: given in either place, they count."""
+
+
+def add_shared_option(parser: argparse.ArgumentParser, *names: str, **kwargs) -> None:
+    """An option whose default is filled in after parsing (apply_defaults): an argparse default on the
+    subcommand would overwrite the same option given before the subcommand."""
+    action = parser.add_argument(*names, default=argparse.SUPPRESS, **kwargs)
+    parser.set_defaults(shared_options=parser.get_default("shared_options") | {action.dest})
+
+
 def add_index_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--index", type=Path, default=default_index(),
+    add_shared_option(
+        parser, "--index", type=Path, metavar="DIR",
         help=f"index folder (default: yours at {user_index()} once `guide-tui index` has built it, else the bundled one)",
     )  # fmt: skip
 
@@ -39,22 +54,44 @@ def refuse_installed_package(folder: Path, what: str) -> None:
 
 
 def add_built_from_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--corpus", dest="built_from", type=Path, default=None, metavar="DIR",
+    add_shared_option(
+        parser, "--corpus", dest="built_from", type=Path, metavar="DIR",
         help="check that the index was built from the guides in DIR (refuses an index of other guides)",
     )  # fmt: skip
 
 
 def add_no_gate_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--no-gate", dest="gate", action="store_false",
+    add_shared_option(
+        parser, "--no-gate", dest="gate", action="store_false",
         help="use an index that was never calibrated: no cutoff, so every question passes the relevance gate",
     )  # fmt: skip
 
 
 def add_generator_options(parser: argparse.ArgumentParser, default: str) -> None:
-    parser.add_argument("--generator", choices=GENERATORS, default=default)
-    parser.add_argument("--model", default=None, help="Ollama model (default: GUIDE_TUI_OLLAMA_MODEL or llama3.2)")
+    add_shared_option(
+        parser, "--generator", choices=GENERATORS,
+        help=f"who writes the answer: ollama (fails when Ollama cannot answer), extractive (quotes the guides), "
+        f"or auto (Ollama when it answers, else quotes; says why on stderr) (default: {default})",
+    )  # fmt: skip
+    add_shared_option(parser, "--model", help="Ollama model (default: GUIDE_TUI_OLLAMA_MODEL or llama3.2)")
+    parser.set_defaults(generator_default=default)
+
+
+def apply_defaults(args: argparse.Namespace) -> None:
+    """Fill in the shared options not given anywhere; refuse one given before a subcommand that has no use for it."""
+    accepted = args.shared_options
+    for name, default in SHARED_DEFAULTS.items():
+        if name not in accepted:
+            if hasattr(args, name):
+                flag = {"built_from": "--corpus", "gate": "--no-gate"}.get(name, f"--{name}")
+                raise UsageError(f"{flag} does not apply to `guide-tui {args.command}`")
+            continue
+        if not hasattr(args, name):
+            setattr(args, name, default)
+    if "index" in accepted and args.index is None:
+        args.index = default_index()
+    if "generator" in accepted and getattr(args, "generator", None) is None:
+        args.generator = args.generator_default
 
 
 def check_corpus_option(args: argparse.Namespace) -> None:
@@ -72,10 +109,10 @@ def read_questions(args: argparse.Namespace) -> list[str]:
         try:
             text = sys.stdin.read() if str(args.from_file) == "-" else Path(args.from_file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
-            raise SystemExit(f"guide-tui: cannot read questions from {args.from_file}: {err}")
+            raise UsageError(f"cannot read questions from {args.from_file}: {err}") from err
         questions += [line for line in text.splitlines() if line.strip()]
     if not questions:
-        raise SystemExit("guide-tui: give a question, or --from FILE with one question a line")
+        raise UsageError("give a question, or --from FILE with one question a line")
     return questions
 
 
@@ -198,78 +235,99 @@ def cmd_app(args: argparse.Namespace) -> int:
     return run_app(index_dir=args.index, generator=args.generator, model=args.model, corpus_dir=args.built_from, gate=args.gate)
 
 
+def add_command(sub, name: str, func, helptext: str) -> argparse.ArgumentParser:
+    command = sub.add_parser(name, help=helptext, description=helptext)
+    command.set_defaults(func=func, shared_options=frozenset())
+    return command
+
+
+def add_question_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("question", nargs="*", help='one or more questions, each in quotes: "When does the bakery open?"')
+    command.add_argument("--from", dest="from_file", type=Path, metavar="FILE", help="read one question a line ('-' for stdin)")
+    command.add_argument("--json", action="store_true", help="one JSON object per question")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="guide-tui", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="guide-tui", description=__doc__,
+        epilog="exit status: 0 answered or refused, 1 runtime failure (e.g. Ollama asked for and not answering), 2 usage error",
+    )  # fmt: skip
     parser.add_argument("--version", action=VersionAction)
+    parser.set_defaults(func=cmd_app, command="", shared_options=frozenset())
     add_index_option(parser)
     add_built_from_option(parser)
     add_no_gate_option(parser)
     add_generator_options(parser, default="auto")
-    parser.set_defaults(func=cmd_app)
     sub = parser.add_subparsers(dest="command")
 
-    chunks = sub.add_parser("chunks", help="chunk a folder of guides and check every chunk")
-    chunks.add_argument("--corpus", type=Path, default=BUNDLED_CORPUS)
-    chunks.set_defaults(func=cmd_chunks)
+    chunks = add_command(sub, "chunks", cmd_chunks, "chunk a folder of guides and check every chunk")
+    chunks.add_argument("--corpus", type=Path, default=BUNDLED_CORPUS, metavar="DIR", help="folder of guides (default: the bundled ones)")
 
-    index = sub.add_parser("index", help="build the vector and keyword indexes for a folder of guides")
-    index.add_argument("--corpus", type=Path, default=BUNDLED_CORPUS)
+    index = add_command(sub, "index", cmd_index, "build the vector and keyword indexes for a folder of guides")
+    index.add_argument("--corpus", type=Path, default=BUNDLED_CORPUS, metavar="DIR", help="folder of guides to index (default: the bundled ones)")
     index.add_argument(
-        "--out", type=Path, default=user_index(),
+        "--out", type=Path, default=user_index(), metavar="DIR",
         help="folder to write the index to (default: %(default)s, which guide-tui then reads by default)",
     )  # fmt: skip
     index.add_argument(
         "--no-teacher", dest="teacher", action="store_false",
         help="leave out the teacher model's sentence vectors (faster to build; retrieval and answers use the static model only)",
     )
-    index.set_defaults(func=cmd_index)
 
     for name, func, helptext in (
         ("retrieve", cmd_retrieve, "show the top 5 chunks and every number behind their order"),
         ("ask", cmd_ask, "answer from the guides, with sources"),
     ):
-        command = sub.add_parser(name, help=helptext)
-        command.add_argument("question", nargs="*")
-        command.add_argument("--from", dest="from_file", type=Path, help="read one question a line ('-' for stdin)")
-        command.add_argument("--json", action="store_true", help="one JSON object per question")
+        command = add_command(sub, name, func, helptext)
+        add_question_options(command)
         add_index_option(command)
         add_built_from_option(command)
         add_no_gate_option(command)
-        command.set_defaults(func=func)
     ask = sub.choices["ask"]
     add_generator_options(ask, default="auto")
     ask.add_argument("--show-prompt", action="store_true", help="print the prompt exactly as sent to Ollama")
 
-    calibrate = sub.add_parser("calibrate", help="set the relevance cutoff from the labelled questions")
+    calibrate = add_command(sub, "calibrate", cmd_calibrate, "set the relevance cutoff from the labelled questions")
     add_index_option(calibrate)
     calibrate.add_argument("--dry-run", action="store_true", help="print the report without writing the cutoff")
-    calibrate.set_defaults(func=cmd_calibrate)
 
-    evaluate = sub.add_parser("eval", help="run the labelled questions end to end and write a report")
+    evaluate = add_command(sub, "eval", cmd_eval, "run the labelled questions end to end and write a report")
     add_index_option(evaluate)
-    evaluate.add_argument("--questions", type=Path, default=None)
-    evaluate.add_argument("--runs", type=int, default=1)
+    evaluate.add_argument(
+        "--questions", type=Path, default=None, metavar="FILE",
+        help="labelled questions (.toml, default: the bundled ones) or a traveller question file (.jsonl)",
+    )  # fmt: skip
+    evaluate.add_argument("--runs", type=int, default=1, metavar="N", help="run every question N times; the report gives each run and all runs pooled (default: 1)")
     add_generator_options(evaluate, default="extractive")
-    evaluate.add_argument("--compare", type=Path, default=None, help="an earlier report to compare against")
-    evaluate.add_argument("--out", type=Path, default=None, help=f"folder for the report (default: {reports_dir()})")
-    evaluate.set_defaults(func=cmd_eval)
+    evaluate.add_argument("--compare", type=Path, default=None, metavar="FILE", help="an earlier report to compare against")
+    evaluate.add_argument("--out", type=Path, default=None, metavar="DIR", help=f"folder for the report (default: {reports_dir()})")
 
-    doctor = sub.add_parser("doctor", help="where every file is read from and written to, library versions, whether Ollama answers")
+    doctor = add_command(sub, "doctor", cmd_doctor, "where every file is read from and written to, library versions, whether Ollama answers")
     add_index_option(doctor)
-    doctor.set_defaults(func=cmd_doctor)
+    add_shared_option(doctor, "--model", help="Ollama model to look for (default: GUIDE_TUI_OLLAMA_MODEL or llama3.2)")
     return parser
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line with every default filled in (UsageError for an option in the wrong place)."""
+    args = build_parser().parse_args(argv)
+    apply_defaults(args)
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
     from guide_tui.corpus import CorpusError
     from guide_tui.embedding import ModelError
 
-    args = build_parser().parse_args(argv)
     try:
+        args = parse_args(argv)
         return args.func(args) or 0
-    except (IndexLoadError, CorpusError, ModelError) as err:
+    except (IndexLoadError, CorpusError, ModelError, UsageError) as err:
         print(f"guide-tui: {err}", file=sys.stderr)
         return 2
+    except OllamaUnavailable as err:  # --generator ollama, and Ollama did not answer
+        print(f"guide-tui: {err}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -362,7 +362,7 @@ def read_manifest(folder: Path) -> dict:
 
 def resolve_corpus(folder: Path, manifest: dict) -> Path:
     corpus = Path(manifest.get("corpus", ""))
-    return corpus if corpus.is_absolute() else (folder / corpus)
+    return corpus if corpus.is_absolute() else Path(os.path.normpath(folder / corpus))  # "index/../corpus" -> "corpus"
 
 
 def read_chunks(folder: Path, manifest: dict) -> tuple[list[Chunk], list[Unit]]:

@@ -13,6 +13,10 @@ from __future__ import annotations
 import json
 import math
 import os
+import queue
+import re
+import threading
+from urllib.parse import urlsplit
 from dataclasses import dataclass, field
 
 import httpx
@@ -28,6 +32,9 @@ DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "llama3.2"
 MODEL_ENV = "GUIDE_TUI_OLLAMA_MODEL"
 TIMEOUT_ENV = "GUIDE_TUI_OLLAMA_TIMEOUT"  # seconds of silence allowed mid-answer (slow machines raise it)
+FIRST_TOKEN_TIMEOUT_ENV = "GUIDE_TUI_OLLAMA_FIRST_TOKEN_TIMEOUT"  # seconds to wait for the first token (loading the model)
+KEEP_ALIVE_ENV = "GUIDE_TUI_OLLAMA_KEEP_ALIVE"  # how long Ollama keeps the model loaded after an answer ("10m", "-1")
+OPTIONS = {"temperature": 0, "seed": 42}  # the same prompt gets the same answer: eval runs are reproducible
 
 INSTRUCTIONS = f"""You answer questions about trips in one region, using ONLY the travel guide documents you are given.
 
@@ -43,17 +50,59 @@ Rules:
 @dataclass(frozen=True)
 class Timeouts:
     connect: float = 2.0  # opening the connection; a local server answers in milliseconds
-    read: float = 60.0  # silence between streamed lines; the first token includes loading the model on a small CPU
+    read: float = 60.0  # silence allowed between two streamed tokens
     probe: float = 1.5  # each request of the status probe
+    first_token: float = 300.0  # wait for the first token, which includes loading the model (minutes on a small CPU)
+    keep_alive: str | None = None  # sent as Ollama's keep_alive; None: Ollama's own default (5 minutes)
 
     @classmethod
     def from_env(cls) -> Timeouts:
-        """Defaults, with the read timeout from GUIDE_TUI_OLLAMA_TIMEOUT when it is a positive number."""
+        """Defaults, with each timeout from its variable (GUIDE_TUI_OLLAMA_TIMEOUT, _FIRST_TOKEN_TIMEOUT) when it is
+        a positive number, and keep_alive from GUIDE_TUI_OLLAMA_KEEP_ALIVE."""
+        read, first = (seconds_from_env(name) for name in (TIMEOUT_ENV, FIRST_TOKEN_TIMEOUT_ENV))
+        return cls(
+            read=read or cls.read, first_token=first or cls.first_token, keep_alive=os.environ.get(KEEP_ALIVE_ENV) or None
+        )
+
+
+def seconds_from_env(name: str) -> float | None:
+    try:
+        seconds = float(os.environ.get(name, ""))
+    except ValueError:
+        return None
+    return seconds if 0 < seconds < math.inf else None
+
+
+def parts_within(stream, timeouts: Timeouts):
+    """The stream's parts, the first waited for at most first_token seconds and each later one at most read
+    seconds (one httpx read timeout cannot tell the two apart). A reader thread pulls the parts; when the
+    caller stops (a timeout, or on_text raising) the client is closed, which ends that thread."""
+    parts: queue.Queue = queue.Queue()
+
+    def pull() -> None:
         try:
-            read = float(os.environ.get(TIMEOUT_ENV, ""))
-        except ValueError:
-            return cls()
-        return cls(read=read) if 0 < read < math.inf else cls()
+            for part in stream:
+                parts.put((True, part))
+            parts.put((False, None))
+        except BaseException as err:  # noqa: BLE001 - handed to the caller, which names it
+            parts.put((False, err))
+
+    threading.Thread(target=pull, name="ollama stream", daemon=True).start()
+    first = True
+    while True:
+        limit = timeouts.first_token if first else timeouts.read
+        try:
+            is_part, value = parts.get(timeout=limit)
+        except queue.Empty:
+            if first:
+                raise OllamaUnavailable(f"Ollama sent no first token within {limit:g} s (the model may still be loading)") from None
+            raise OllamaUnavailable(f"Ollama timed out after {limit:g} s") from None
+        if not is_part:
+            if value is not None:
+                raise value
+            return
+        first = False
+        yield value
 
 
 @dataclass(frozen=True)
@@ -79,9 +128,12 @@ def resolve_host(host: str | None = None) -> str:
 
     raw = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
     try:
-        return _parse_host(raw)
+        url = _parse_host(raw)
     except ValueError as err:
         raise OllamaUnavailable(f"Ollama address {raw!r} is not usable ({err})") from err
+    if not re.fullmatch(r"[\w.\-]+|\[[0-9a-fA-F:.]+\]", urlsplit(url).netloc.rpartition(":")[0]):
+        raise OllamaUnavailable(f"Ollama address {raw!r} is not usable (not a host name or address; set OLLAMA_HOST like http://127.0.0.1:11434)")
+    return url
 
 
 def resolve_model(model: str | None = None) -> str:
@@ -142,8 +194,10 @@ def stream_chat(messages: list[dict], model: str, host: str | None, timeouts: Ti
     pieces: list[str] = []
     finished = False
     try:
-        with make_client(url, timeouts.connect, timeouts.read) as ollama_client:
-            for part in ollama_client.chat(model=model, messages=messages, stream=True, options={"temperature": 0}):
+        backstop = max(timeouts.read, timeouts.first_token) + 5  # parts_within times out first and says which wait ran out
+        with make_client(url, timeouts.connect, backstop) as ollama_client:
+            stream = ollama_client.chat(model=model, messages=messages, stream=True, options=OPTIONS, keep_alive=timeouts.keep_alive)
+            for part in parts_within(stream, timeouts):
                 piece = printable(part.message.content or "")  # a model can emit escapes; they are not answers
                 if piece:
                     pieces.append(piece)

@@ -119,6 +119,8 @@ def print_answers(
         if answer.fallback_reason and answer.fallback_reason not in fallbacks_said:
             fallbacks_said.add(answer.fallback_reason)
             print(f"note: {answer.fallback_reason}", file=sys.stderr, flush=True)
+        if answer.refused and not as_json and (why := no_hits_message(answer.retrieval)):  # as `retrieve` explains it
+            print(f"note: {why}", file=sys.stderr, flush=True)
         if as_json:
             record = answer.to_json() | ({"prompt": prompt} if show_prompt else {})
             print(json.dumps(record, ensure_ascii=False), flush=True)

@@ -92,3 +92,15 @@ def text_of(app, selector: str) -> str:
     from textual.widgets import Static
 
     return app.screen.query_one(selector, Static).visual.plain
+
+
+async def submit_and_go_on(pilot, question: str):
+    """Ask in the question field as Enter does, without waiting for the answer (pilot.press would wait out a
+    whole stream); returns the field."""
+    from textual.widgets import Input
+
+    await settle(pilot)
+    field = pilot.app.query_one("#question", Input)
+    field.value = question
+    await field.action_submit()
+    return field

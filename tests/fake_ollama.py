@@ -68,6 +68,7 @@ class FakeOllama:
         self.scenario = scenario
         self.token_delay = 0.0  # seconds between streamed lines (the app's snapshot tests may slow it down)
         self.requests: list[dict] = []  # JSON bodies of the /api/chat requests received
+        self.closed_early = False  # set when the client hung up while an answer was still streaming
         self.stopping = threading.Event()
         self.httpd = QuietServer(("127.0.0.1", 0), self.handler_class())
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
@@ -155,8 +156,13 @@ class OllamaHandler(BaseHTTPRequestHandler):
         self.end_headers()
         pieces = tokens(ANSWERS.get(scenario, FAITHFUL))
         faulty = scenario in FAULTS
-        for piece in pieces[:TOKENS_BEFORE_FAULT] if faulty else pieces:
-            self.send_line(chunk_line(model, piece, done=False))
+        try:
+            for piece in pieces[:TOKENS_BEFORE_FAULT] if faulty else pieces:
+                self.send_line(chunk_line(model, piece, done=False))
+        except (BrokenPipeError, ConnectionResetError):  # the client stopped the answer (Esc in the app)
+            self.fake.closed_early = True
+            self.close_connection = True
+            return
         if scenario == "disconnect":
             self.connection.shutdown(socket.SHUT_RDWR)
             self.close_connection = True

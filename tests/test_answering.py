@@ -206,26 +206,26 @@ def test_ollama_answer_is_streamed_and_claim_checked(retriever, fake_ollama) -> 
 
 def test_the_ollama_argument_is_the_host(retriever, fake_ollama, monkeypatch) -> None:
     monkeypatch.setenv("OLLAMA_HOST", CLOSED_OLLAMA)
-    answer, _ = ask(retriever, PUBS, generator="ollama", ollama=fake_ollama.url)
+    answer, _ = ask(retriever, PUBS, generator="auto", ollama=fake_ollama.url)
     assert answer.generator.startswith("ollama:")
 
 
 def test_model_refusal_names_no_source(retriever, fake_ollama) -> None:
     fake_ollama.scenario = "refusal_with_citation"
-    answer, _ = ask(retriever, PUBS, generator="ollama")
+    answer, _ = ask(retriever, PUBS, generator="auto")
     assert answer.refused and answer.refusal_reason == "model"
     assert answer.text == REFUSAL and answer.citations == [] and answer.sources() == []
 
 
 def test_ollama_dropping_mid_answer_falls_back_to_the_quote(retriever, fake_ollama) -> None:
     fake_ollama.scenario = "disconnect"
-    answer, pieces = ask(retriever, PUBS, generator="ollama")
+    answer, pieces = ask(retriever, PUBS, generator="auto")
     assert answer.generator == "extractive" and answer.text.startswith("Kestrelford's guide says:")
     assert answer.fallback_reason.endswith("; answered extractively")
     assert "".join(pieces).endswith(answer.text)  # the partial model text came first; the answer replaces it
 
 
 def test_near_misses_never_reach_the_model(retriever, fake_ollama) -> None:
-    answer, _ = ask(retriever, "Is there a cinema in Kestrelford?", generator="ollama")
+    answer, _ = ask(retriever, "Is there a cinema in Kestrelford?", generator="auto")
     assert answer.refused and answer.refusal_reason == "answerability"
     assert fake_ollama.requests == []

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import settle, text_of
+from conftest import settle, submit_and_go_on, text_of
 from textual.widgets import Input, Static
 
 from guide_tui.answering import REFUSAL, Answer, Citation
@@ -97,7 +97,7 @@ async def test_the_cutoff_row_sits_where_the_distances_cross_it(retriever):
         assert table.get_row("cutoff")[1].plain == f"── cutoff {retriever.cutoff:.4f} ──"
         for key, hit in table.hits.items():
             distance = table.get_row(key)[2]
-            assert ("dim" in str(distance.style)) == hit.above_cutoff == distance.plain.endswith(" ✗")
+            assert (str(distance.style) == HitsTable.BEYOND_CUTOFF) == hit.above_cutoff == distance.plain.endswith(" ✗")
 
 
 async def test_the_table_fills_before_the_answer_streams(retriever, fake_ollama):
@@ -105,7 +105,7 @@ async def test_the_table_fills_before_the_answer_streams(retriever, fake_ollama)
 
     fake_ollama.scenario = "faithful"
     fake_ollama.token_delay = 0.02
-    app = GuideApp(generator="ollama", retriever=retriever)
+    app = GuideApp(generator="auto", retriever=retriever)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         field = app.query_one("#question", Input)
@@ -130,7 +130,7 @@ async def test_an_invented_claim_from_ollama_is_flagged(retriever, fake_ollama):
     from fake_ollama import INVENTED_SENTENCE, QUESTION
 
     fake_ollama.scenario = "invented_claim"
-    app = GuideApp(generator="ollama", retriever=retriever)
+    app = GuideApp(generator="auto", retriever=retriever)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await ask(pilot, QUESTION)
@@ -228,6 +228,22 @@ async def test_a_typed_question_during_eval_is_not_scored(retriever):
         await settle(pilot)
         await ask(pilot, "How much does it cost to go up the church tower in Kestrelford?")
         assert len(app.eval.outcomes) == 1
+        panel = text_of(app, "#eval")
+        assert "your own question: not scored" in panel and "running…" not in panel
+        assert "eval 1/4 · rank-1 hits 1/1" in panel  # the tally stays
+        await pilot.press("f4")
+        await settle(pilot)
+        assert "not scored" not in text_of(app, "#eval") and len(app.eval.outcomes) == 2
+
+
+async def test_the_eval_line_names_the_expected_chunk_whose_rank_it_gives(retriever):
+    question = next(q for q in load_questions().questions if q.id == "hardest-town-pushchair")
+    assert question.expected_chunks[0] != "guide_halden_bay.md#1"  # the second expected chunk is the one ranked first
+    app = GuideApp(generator="extractive", retriever=retriever, questions=[question])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        assert "expected chunk ◆ guide_halden_bay.md#1 (2 expected) → rank 1 ✓ hit" in text_of(app, "#eval")
 
 
 async def test_selecting_a_row_shows_its_chunk_with_the_matched_sentence_highlighted(retriever):
@@ -362,7 +378,7 @@ def test_quitting_while_ollama_stalls_mid_answer_does_not_wait_for_it(fake_ollam
     from fake_ollama import QUESTION
 
     fake_ollama.scenario = "stall"
-    command = [str(Path(sys.executable).with_name("guide-tui")), "--generator", "ollama"]
+    command = [str(Path(sys.executable).with_name("guide-tui")), "--generator", "auto"]
     terminal = Terminal(command, os.environ | {"TERM": "xterm-256color"})
     assert terminal.read_until(" chunks · built".encode(), timeout=30), "the index should load"
     terminal.type(QUESTION.encode() + b"\r")
@@ -475,12 +491,9 @@ async def test_a_new_question_closes_the_stream_still_answering_the_old_one(retr
 
     answer_with = app_module.answer_with
     monkeypatch.setattr(app_module, "answer_with", recording)
-    app = GuideApp(generator="ollama", retriever=retriever)
+    app = GuideApp(generator="auto", retriever=retriever)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        field = app.query_one("#question", Input)
-        field.value = QUESTION
-        await field.action_submit()
+        field = await submit_and_go_on(pilot, QUESTION)
         while not calls or calls[0]["pieces"] < 2:
             await asyncio.sleep(0.01)
         field.value = QUESTION + " Please."
@@ -492,3 +505,113 @@ async def test_a_new_question_closes_the_stream_still_answering_the_old_one(retr
         assert calls[0]["pieces"] < len(tokens(FAITHFUL))
         assert calls[1]["ended"] == "answered"
         assert text_of(app, "#answer-text").startswith(f"Question: {QUESTION} Please.")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+async def test_a_small_terminal_keeps_the_answer_status_and_keys_on_screen(retriever, size):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        answer, status, footer = (app.query_one(selector).region for selector in ("#answer", "#status", "Footer"))
+        assert answer.height >= 8  # the question, a blank line and most of the quotes
+        assert status.height == 1 and status.bottom <= footer.y and footer.bottom == size[1]
+        shown = {footer_key.key: footer_key for footer_key in app.query("FooterKey")}
+        for key, description in (("f4", "Next q"), ("f5", "Re-run"), ("f6", "Chunk"), ("ctrl+q", "Quit")):
+            assert shown[key].description == description
+            assert shown[key].region.width > 0 and shown[key].region.right <= size[0]  # not cut off
+
+
+async def test_below_the_minimum_size_a_message_asks_for_a_larger_window(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=(60, 18)) as pilot:
+        await settle(pilot)
+        assert "The terminal is 60x18: guide-tui needs at least 70x20." in text_of(app, "#too-small")
+        assert not app.query_one("#main").display or app.query_one("#main").region.height == 0
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert not app.query_one("#too-small").region.height and app.query_one("#answer").region.height >= 8
+
+
+
+async def test_the_focused_pane_has_a_brighter_border(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, BAKERY)
+        for selector in ("#answer", "#hits"):
+            pane = app.query_one(selector)
+            unfocused = pane.styles.border_top
+            pane.focus()
+            await pilot.pause()
+            assert pane.has_focus and pane.styles.border_top[1] != unfocused[1], selector
+
+
+def contrast_in_256_colours(foreground, background) -> float:
+    """WCAG contrast ratio of two colours after both are cut down to the 256-colour palette."""
+    from rich.color import ColorSystem
+
+    def luminance(color) -> float:
+        channels = [c / 255 for c in color.downgrade(ColorSystem.EIGHT_BIT).get_truecolor()]
+        r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+async def test_rows_beyond_the_cutoff_stay_readable_in_256_colours_and_without_colour(retriever):
+    from rich.style import Style
+
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "How do I reverse a list in Python?")  # every chunk beyond the cutoff
+        table = app.query_one("#hits", HitsTable)
+        beyond = [key for key, hit in table.hits.items() if hit.above_cutoff]
+        assert beyond
+        style = Style.parse(str(table.get_row(beyond[0])[1].style))
+        assert not style.dim and style.italic  # italic is kept under NO_COLOR, where no colour tells the rows apart
+        background = table.styles.background.rich_color
+        assert contrast_in_256_colours(style.color, background) >= 4.5
+
+
+async def wait_for(pilot, condition, what: str, seconds: float = 10.0) -> None:
+    """Poll the screen without pilot.pause (which waits for a stream to go idle)."""
+    for _ in range(int(seconds / 0.02)):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    pytest.fail(f"never saw {what}; status: {text_of(pilot.app, '#status')}")
+
+
+async def test_the_status_line_counts_tokens_then_says_the_stream_stalled(retriever, fake_ollama, monkeypatch):
+    from fake_ollama import QUESTION
+
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", "3")
+    fake_ollama.scenario = "stall"
+    fake_ollama.token_delay = 0.05
+    app = GuideApp(generator="auto", retriever=retriever)
+    app.stall_after = 0.5  # the stall scenario goes silent after 4 tokens
+    async with app.run_test(size=SIZE) as pilot:
+        field = await submit_and_go_on(pilot, QUESTION)
+        await wait_for(pilot, lambda: "streaming" in text_of(app, "#status") and "tok/s" in text_of(app, "#status"), "the token rate")
+        await wait_for(pilot, lambda: "stalled for" in text_of(app, "#status"), "the stall")
+        await wait_for(pilot, lambda: "fell back because Ollama timed out after 3 s" in text_of(app, "#status"), "the fallback")
+        assert "connected" not in text_of(app, "#status")
+
+
+async def test_escape_stops_a_generation_and_closes_its_stream(retriever, fake_ollama):
+    from fake_ollama import QUESTION
+
+    fake_ollama.scenario = "faithful"
+    fake_ollama.token_delay = 0.3  # slow enough to press Esc mid-answer
+    app = GuideApp(generator="auto", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        field = await submit_and_go_on(pilot, QUESTION)
+        await wait_for(pilot, lambda: "The pubs" in text_of(app, "#answer-text"), "the first tokens")
+        await pilot.press("escape")
+        stopped = text_of(app, "#answer-text")
+        assert "■ stopped (Esc)" in stopped and "Sources" not in stopped
+        assert "stopped (Esc) mid-answer" in text_of(app, "#status")
+        await asyncio.sleep(1.0)  # the stream would have gone on for seconds more
+        assert text_of(app, "#answer-text") == stopped
+        await wait_for(pilot, lambda: fake_ollama.closed_early, "the server seeing the stream closed")

@@ -105,7 +105,7 @@ def test_streamed_ollama_answer_with_a_flagged_sentence(snap_compare, retriever,
     from fake_ollama import QUESTION
 
     fake_ollama.scenario = "invented_claim"
-    assert snap_compare(app(retriever, generator="ollama"), terminal_size=SIZE, run_before=asking(QUESTION))
+    assert snap_compare(app(retriever, generator="auto"), terminal_size=SIZE, run_before=asking(QUESTION))
 
 
 def test_chunk_detail_view(snap_compare, retriever):
@@ -122,3 +122,21 @@ def test_question_with_rich_markup(snap_compare, retriever):
 def test_eval_stepping_view(snap_compare, retriever):
     """F4 twice: the second labelled question, its expected chunk and phrase against what came back, and the tally."""
     assert snap_compare(app(retriever), terminal_size=SIZE, run_before=asking(then=("f4", "f4")))
+
+
+SMALL = (80, 24)
+
+
+def test_answer_at_80x24(snap_compare, retriever):
+    """The compact layout: a one-line status, the table without its border, the answer with the rows left over."""
+    assert snap_compare(app(retriever), terminal_size=SMALL, run_before=asking(BAKERY))
+
+
+def test_eval_stepping_at_80x24(snap_compare, retriever):
+    """F4 at 80x24: the tally and the verdict a line each, the answer still has room, every key in the footer."""
+    assert snap_compare(app(retriever), terminal_size=SMALL, run_before=asking(then=("f4",)))
+
+
+def test_too_small_terminal(snap_compare, retriever):
+    """Below 70x20: one message asking for a larger window instead of panels too small to read."""
+    assert snap_compare(app(retriever), terminal_size=(60, 18), run_before=asking())

@@ -10,7 +10,7 @@ from datetime import datetime
 import pytest
 
 from guide_tui.answering import Citation
-from guide_tui.cli import build_parser, main
+from guide_tui.cli import main, parse_args
 from guide_tui.evaluation import CRITERIA, citation_problem, section_problem, whole_section_problems
 from guide_tui.indexes import BUNDLED_CORPUS, build_index, load_index
 
@@ -57,7 +57,7 @@ def questions_file(tmp_path, name: str, targets: str, bakery_chunks: str = RIGHT
 def run(tmp_path, *extra: str) -> int:
     from guide_tui.evaluation import run_eval
 
-    args = build_parser().parse_args(["eval", "--out", str(tmp_path / "results"), *extra])
+    args = parse_args(["eval", "--out", str(tmp_path / "results"), *extra])
     return run_eval(args, now=NOW)
 
 
@@ -177,11 +177,11 @@ def test_citation_check_needs_the_quote_verbatim_in_the_named_chunk(bundled_inde
 
 def test_ollama_down_is_said_and_every_answer_still_judged(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # nothing listens there: every answer falls back
-    status = run(tmp_path, "--questions", str(questions_file(tmp_path, "q.toml", "hit_at_5 = 1.0")), "--generator", "ollama", "--runs", "2")
+    status = run(tmp_path, "--questions", str(questions_file(tmp_path, "q.toml", "hit_at_5 = 1.0")), "--generator", "auto", "--runs", "2")
     out = capsys.readouterr().out
     assert status == 0
     assert "answers fell back to the extractive answerer" in out
-    report = report_text(tmp_path, "eval-2026-01-02-ollama.md")
+    report = report_text(tmp_path, "eval-2026-01-02-auto.md")
     assert "| generators used | extractive × 6 |" in report
     assert "| runs | 2 |" in report
 

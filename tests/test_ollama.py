@@ -22,7 +22,7 @@ from guide_tui.ollama_answerer import (
     prompt_hits,
 )
 
-QUICK = Timeouts(connect=1.0, read=1.0)
+QUICK = Timeouts(connect=1.0, read=1.0, first_token=1.0)
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +98,7 @@ def test_refusal_with_a_citation_is_a_refusal_with_no_source(fake_ollama, pubs_r
     [
         ("disconnect", "Ollama stopped mid-answer", True),
         ("stall", "Ollama timed out after 1 s", True),
-        ("hang", "Ollama timed out after 1 s", False),
+        ("hang", "Ollama sent no first token within 1 s (the model may still be loading)", False),
         ("garbage", "Ollama sent a reply that is not its protocol", True),
         ("server_error", "Ollama error 500: llama runner process has terminated: signal: killed", False),
     ],
@@ -151,10 +151,10 @@ def test_read_timeout_comes_from_the_environment(monkeypatch):
 
 
 def test_hang_through_the_environment_timeout(fake_ollama, pubs_retrieval, bundled_index, monkeypatch):
-    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", "1")
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_FIRST_TOKEN_TIMEOUT", "1")
     fake_ollama.scenario = "hang"
     error, _ = ask(pubs_retrieval, bundled_index, timeouts=None)
-    assert error.reason == "Ollama timed out after 1 s"
+    assert error.reason == "Ollama sent no first token within 1 s (the model may still be loading)"
 
 
 def test_probe_reports_server_and_model(fake_ollama):
@@ -206,7 +206,7 @@ def test_question_control_characters_never_reach_the_prompt(pubs_retrieval):
 def run_ask(capsys, *argv: str) -> tuple[int, str, str]:
     from guide_tui import cli
 
-    code = cli.main(["ask", "--generator", "ollama", *argv])
+    code = cli.main(["ask", "--generator", "auto", *argv])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -227,7 +227,9 @@ def test_cli_ask_json_names_the_model_and_its_checks(fake_ollama, capsys):
     _, out, err = run_ask(capsys, "--json", "--model", "llama3.2", QUESTION)
     record = json.loads(out)
     assert record["generator"] == "extractive"  # an answer with no supported sentence is not used
-    assert record["fallback_reason"] == "ollama:llama3.2's answer had no support in the retrieved guides; answered extractively"
+    assert record["fallback_reason"] == (
+        "ollama:llama3.2's answer cited a guide that does not say it (another guide it was shown does); answered extractively"
+    )
     fake_ollama.scenario = "faithful"
     _, out, _ = run_ask(capsys, "--json", QUESTION)
     record = json.loads(out)
@@ -260,3 +262,39 @@ def test_cli_falls_back_to_quotes_and_says_why_on_stderr(fake_ollama, capsys, sc
     assert err == f"note: {note}; answered extractively\n"
     cli.main(["ask", "--generator", "extractive", QUESTION])
     assert out == capsys.readouterr().out  # the quoted answer, with no partial model text in it
+
+
+def test_an_answer_with_nothing_the_guides_say_is_said_to_have_no_support(fake_ollama, capsys, monkeypatch):
+    import fake_ollama as fake
+
+    monkeypatch.setitem(fake.ANSWERS, "invented_only", INVENTED_SENTENCE)
+    fake_ollama.scenario = "invented_only"
+    _, out, _ = run_ask(capsys, "--json", QUESTION)
+    assert json.loads(out)["fallback_reason"] == "ollama:llama3.2's answer had no support in the retrieved guides; answered extractively"
+
+
+def test_the_first_token_and_the_tokens_after_it_have_their_own_timeouts(monkeypatch):
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", "7")
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_FIRST_TOKEN_TIMEOUT", "600")
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_KEEP_ALIVE", "30m")
+    assert Timeouts.from_env() == Timeouts(read=7.0, first_token=600.0, keep_alive="30m")
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_FIRST_TOKEN_TIMEOUT", "-1")
+    assert Timeouts.from_env().first_token == Timeouts().first_token
+
+
+def test_a_slow_first_token_is_waited_for_and_a_stall_after_it_is_not(fake_ollama, pubs_retrieval, bundled_index):
+    """The first token may come late (a model loading); silence after it gets the shorter timeout."""
+    fake_ollama.scenario = "faithful"
+    fake_ollama.token_delay = 0.6  # longer than the between-tokens timeout below, shorter than the first-token one
+    error, _ = ask(pubs_retrieval, bundled_index, timeouts=Timeouts(connect=1.0, read=0.3, first_token=2.0))
+    assert isinstance(error, OllamaUnavailable) and error.reason == "Ollama timed out after 0.3 s"
+    fake_ollama.scenario = "stall"
+    fake_ollama.token_delay = 0.0
+    error, pieces = ask(pubs_retrieval, bundled_index, timeouts=Timeouts(connect=1.0, read=0.5, first_token=5.0))
+    assert error.reason == "Ollama timed out after 0.5 s" and pieces  # the tokens came, then the silence
+
+
+def test_every_request_asks_for_a_reproducible_answer_and_the_keep_alive(fake_ollama, pubs_retrieval, bundled_index):
+    ask(pubs_retrieval, bundled_index, timeouts=Timeouts(keep_alive="10m"))
+    (request,) = fake_ollama.requests
+    assert request["options"] == {"temperature": 0, "seed": 42} and request["keep_alive"] == "10m"

@@ -16,7 +16,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from conftest import CLOSED_OLLAMA, settle, text_of
+from conftest import CLOSED_OLLAMA, settle, submit_and_go_on, text_of
 from rich.cells import cell_len
 from rich.console import Console
 from textual import events
@@ -159,7 +159,7 @@ def test_retrieve_json_is_one_parseable_line_with_the_cleaned_question(capsys, n
 def test_ask_prints_an_answer_with_sources_or_the_refusal_for_any_question(capsys, name):
     question = BAD_QUESTIONS[name]
     code, out, err = run_cli(capsys, "ask", "--generator", "extractive", "--", question)
-    assert code == 0 and err == ""
+    assert code == 0 and (err == "" or (err.startswith("note: ") and err.count("\n") == 1))  # why nothing was looked up
     assert unsafe_characters(out) == []
     if out != REFUSAL + "\n":
         *answer, sources = out.splitlines()
@@ -201,11 +201,10 @@ def test_questions_from_a_file_with_odd_lines_each_get_a_line(capsys, tmp_path):
 def test_a_question_file_that_is_not_text_is_one_line(capsys, tmp_path):
     source = tmp_path / "questions.bin"
     source.write_bytes(b"\xff\xfe\x00 not utf-8")
-    with pytest.raises(SystemExit) as caught:
-        main(["retrieve", "--from", str(source)])
-    assert str(caught.value).startswith(f"guide-tui: cannot read questions from {source}: 'utf-8' codec can't decode")
-    with pytest.raises(SystemExit, match="give a question, or --from FILE"):
-        main(["ask"])
+    code, out, err = run_cli(capsys, "retrieve", "--from", str(source))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"guide-tui: cannot read questions from {source}: 'utf-8' codec can't decode")
+    assert run_cli(capsys, "ask") == (2, "", "guide-tui: give a question, or --from FILE with one question a line\n")
 
 
 # ---------------------------------------------------------------- questions through the app
@@ -222,6 +221,30 @@ async def paste_and_ask(pilot, text: str) -> None:
     await settle(pilot)
 
 
+@pytest.mark.parametrize(
+    "pasted, expected",
+    [
+        ("When does the Kestrelford\nbakery sell out?", "When does the Kestrelford bakery sell out?"),
+        ("When does the Kestrelford \x1b[31mbakery\x1b[0m sell out?", "When does the Kestrelford bakery sell out?"),
+        ("When does the\r\nKestrelford bakery\x1b]0;title\x07 sell out?", "When does the Kestrelford bakery sell out?"),
+    ],
+)
+async def test_a_paste_keeps_every_line_and_drops_escapes_in_place(retriever, pasted, expected):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        field = pilot.app.query_one("#question", Input)
+        field.value = "Q: "
+        field.cursor_position = len(field.value)
+        field.focus()
+        field.post_message(events.Paste(pasted))
+        await pilot.pause()
+        assert field.value == "Q: " + expected
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "Kestrelford's guide says:" in text_of(pilot.app, "#answer-text")
+
+
 @pytest.mark.parametrize("name", BAD_QUESTIONS)
 async def test_the_app_answers_refuses_or_says_why_for_any_pasted_question(retriever, name):
     question = BAD_QUESTIONS[name]
@@ -231,9 +254,10 @@ async def test_the_app_answers_refuses_or_says_why_for_any_pasted_question(retri
         assert app.is_running and app.screen is app.screen_stack[0]
         field = app.query_one("#question", Input)
         assert unsafe_characters(field.value) == []  # pasted escapes never sit in the field to be drawn
-        first_line = question.splitlines()[0] if question else ""  # a terminal paste into one line keeps the first
-        assert field.value.split() == "".join(ch if ch.isprintable() else " " for ch in first_line).split()  # nothing lost
-        shown = shown_question(question)
+        # every line kept (as spaces); escape sequences dropped where they stood (the lone 8-bit CSI is a space)
+        kept = "When does the bakery in Kestrelford sell out? 31m" if name == "ANSI escape sequences" else question
+        assert field.value.split() == "".join(ch if ch.isprintable() else " " for ch in kept).split()  # nothing lost
+        shown = shown_question(kept)
         answer = text_of(app, "#answer-text")
         if not shown:
             assert "empty question" in text_of(app, "#message")
@@ -584,7 +608,7 @@ def test_escapes_in_a_model_answer_never_reach_the_terminal(fake_ollama, monkeyp
 
     monkeypatch.setitem(server.ANSWERS, "escapes", FAITHFUL.replace("serve food", "serve\x1b[2J food\x07\x9b"))
     fake_ollama.scenario = "escapes"
-    for argv in (["ask", "--generator", "ollama", QUESTION], ["ask", "--json", "--generator", "ollama", QUESTION]):
+    for argv in (["ask", "--generator", "auto", QUESTION], ["ask", "--json", "--generator", "auto", QUESTION]):
         code, out, err = run_cli(capsys, *argv)
         assert code == 0 and unsafe_characters(out + err) == [] and "\\u001b" not in out
         assert "serve [2J food" in out
@@ -643,6 +667,7 @@ async def test_the_app_shows_an_index_built_from_other_guides_and_the_fix(worksp
 def ollama_fault(fake_ollama, monkeypatch, fault: str) -> str:
     """Set up one Ollama fault; returns the reason the answer must give for not using Ollama."""
     monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", "1")  # "accepting but never answering" must not take a minute
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_FIRST_TOKEN_TIMEOUT", "1")
     if fault == "not running":
         monkeypatch.setenv("OLLAMA_HOST", CLOSED_OLLAMA)
         return f"Ollama not reachable at {CLOSED_OLLAMA}"
@@ -651,12 +676,12 @@ def ollama_fault(fake_ollama, monkeypatch, fault: str) -> str:
         return "Ollama has no model 'nosuch' (ollama pull nosuch)"
     fake_ollama.scenario = fault
     return {
-        "hang": "Ollama timed out after 1 s",
+        "hang": "Ollama sent no first token within 1 s (the model may still be loading)",
         "stall": "Ollama timed out after 1 s",
         "disconnect": "Ollama stopped mid-answer",
         "garbage": "Ollama sent a reply that is not its protocol",
         "server_error": "Ollama error 500: llama runner process has terminated: signal: killed",
-        "wrong_citation": "ollama:llama3.2's answer had no support in the retrieved guides",
+        "wrong_citation": "ollama:llama3.2's answer cited a guide that does not say it (another guide it was shown does)",
     }[fault]
 
 
@@ -668,14 +693,14 @@ def test_ask_with_ollama_failing_quotes_the_guides_and_says_why(fake_ollama, mon
     from fake_ollama import FAITHFUL, QUESTION
 
     reason = ollama_fault(fake_ollama, monkeypatch, fault)
-    code, out, err = run_cli(capsys, "ask", "--generator", "ollama", QUESTION)
+    code, out, err = run_cli(capsys, "ask", "--generator", "auto", QUESTION)
     assert code == 0
     assert err == f"note: {reason}; answered extractively\n"
     assert out == run_cli(capsys, "ask", "--generator", "extractive", QUESTION)[1]  # the quotes, no partial model text
     assert out.splitlines()[-1].startswith("Sources: guide_")
     monkeypatch.setenv("OLLAMA_HOST", fake_ollama.url)  # Ollama is back: the same command gets the model's answer
     fake_ollama.scenario = "faithful"
-    code, out, err = run_cli(capsys, "ask", "--generator", "ollama", QUESTION)
+    code, out, err = run_cli(capsys, "ask", "--generator", "auto", QUESTION)
     assert (code, err) == (0, "") and out.startswith(FAITHFUL + "\n")
 
 
@@ -685,7 +710,7 @@ def test_ask_keeps_going_after_ollama_fails_and_says_the_reason_once(fake_ollama
     reason = ollama_fault(fake_ollama, monkeypatch, "hang")
     source = tmp_path / "questions.txt"
     source.write_text(f"{QUESTION}\n{BAKERY}\n", encoding="utf-8")
-    code, out, err = run_cli(capsys, "ask", "--json", "--generator", "ollama", "--from", str(source))
+    code, out, err = run_cli(capsys, "ask", "--json", "--generator", "auto", "--from", str(source))
     assert code == 0 and err == f"note: {reason}; answered extractively\n"
     records = [json.loads(line) for line in out.splitlines()]
     assert [r["generator"] for r in records] == ["extractive", "extractive"]
@@ -696,9 +721,9 @@ def test_ask_shows_a_model_refusal_that_cites_as_a_plain_refusal(fake_ollama, ca
     from fake_ollama import QUESTION
 
     fake_ollama.scenario = "refusal_with_citation"
-    code, out, err = run_cli(capsys, "ask", "--generator", "ollama", QUESTION)
+    code, out, err = run_cli(capsys, "ask", "--generator", "auto", QUESTION)
     assert (code, out, err) == (0, REFUSAL + "\n", "")
-    code, out, _ = run_cli(capsys, "ask", "--json", "--generator", "ollama", QUESTION)
+    code, out, _ = run_cli(capsys, "ask", "--json", "--generator", "auto", QUESTION)
     record = json.loads(out)
     assert record["refused"] and record["answer"] == REFUSAL and record["citations"] == []
     assert record["refusal_reason"] == "model" and record["generator"] == "ollama:llama3.2"
@@ -709,7 +734,7 @@ async def test_the_app_falls_back_on_any_ollama_fault_and_the_question_can_be_re
     from fake_ollama import FAITHFUL, QUESTION
 
     reason = ollama_fault(fake_ollama, monkeypatch, fault)
-    app = GuideApp(generator="ollama", retriever=retriever)
+    app = GuideApp(generator="auto", retriever=retriever)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await paste_and_ask(pilot, QUESTION)
@@ -736,12 +761,9 @@ async def test_the_app_stays_responsive_while_ollama_is_silent(retriever, fake_o
     from fake_ollama import QUESTION
 
     reason = ollama_fault(fake_ollama, monkeypatch, "stall")
-    app = GuideApp(generator="ollama", retriever=retriever)
+    app = GuideApp(generator="auto", retriever=retriever)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        field = app.query_one("#question", Input)
-        field.value = QUESTION
-        await field.action_submit()
+        field = await submit_and_go_on(pilot, QUESTION)
         for _ in range(200):  # the first words stream in
             if "The pubs in Kestrelford" in text_of(app, "#answer-text"):
                 break
@@ -760,7 +782,7 @@ async def test_the_app_shows_a_model_refusal_that_cites_as_a_plain_refusal(retri
     from fake_ollama import QUESTION
 
     fake_ollama.scenario = "refusal_with_citation"
-    app = GuideApp(generator="ollama", retriever=retriever)
+    app = GuideApp(generator="auto", retriever=retriever)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await paste_and_ask(pilot, QUESTION)
