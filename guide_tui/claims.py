@@ -1,64 +1,115 @@
-"""Check a generated answer against the chunks it was given, sentence by sentence.
+"""Check a generated answer against the chunks it was given, sentence by sentence, and say why.
 
-A language model can state things its documents never said, or cite a file it
-was never shown. Each sentence of the answer must be supported by a chunk it
-cites (or, when it cites nothing, by any chunk in the prompt):
-  - every capitalised name in the sentence appears in that chunk, and every
-    number and time in one of the chunk's sentences related to it (cosine >=
-    RELATED_COSINE: a claim may merge two sentences, but "6" from the pubs'
-    hours does not support "the bakery is open until 6pm"), and
-  - the sentence is close in meaning to one of the chunk's sentences
-    (cosine of their vectors >= SUPPORT_COSINE).
-Cited files that were not in the prompt are "invented citations". An answer that
-is the refusal sentence (even with a citation attached) is a refusal with no source.
-
-SUPPORT_COSINE and RELATED_COSINE were set by hand on paraphrases and invented
-sentences about the bundled guides (tests/test_claims.py keeps them): faithful
-paraphrases scored 0.61-1.0 against their best source sentence, invented ones
-0.29-0.59; a number's source sentence scored 0.48-1.0 against a faithful claim
-that merged two sentences, 0.38 against a claim that moved the number to
-another fact. The check cannot see a flipped
-meaning that keeps the same words, numbers and names ("buses run on Sundays"
-against "no buses run on Sundays"); the prompt forbids that kind of inference.
+A language model can state things its documents never said, turn a fact round, or cite a
+file it was never shown. Each sentence of the answer is checked against its evidence: the
+prompt's chunks (those within the cutoff) that it cites, where citing any guide that holds
+a shown chunk's text word for word counts (the towns' shared "Practical notes"), or every
+prompt chunk when it cites none. Against one chunk of its evidence a sentence is supported
+when all of these hold, else it is flagged with the first that failed:
+  - name:      every capitalised name it uses is in the chunk;
+  - place:     the sentences it leans on are about the town it names (a fact of Halden Bay's
+               told of Pellew Sands is not supported by a region-wide guide naming both);
+  - value:     each time, price, duration, distance, day, month, year and count it states
+               (claim_values: read with its unit, so 7pm is not 7am and "fifty" is 50) is
+               given by a related sentence of the chunk, ranges end to end;
+  - polarity:  each clause agrees with the clause of the chunk it matches best on what is
+               denied and on the side of each opposite pair (claim_polarity);
+  - unrelated: it is close in meaning to a sentence of the chunk (or two adjacent ones);
+  - added:     no clause brings in several words the chunk never uses (a café on the pier).
+Cited files that were not shown (nor hold a shown text) are "invented citations". An answer
+that is the refusal sentence (even with a citation attached) is a refusal with no source.
+The thresholds are ClaimSettings, measured with benchmarks/claims.py on the labelled
+sentences in tests/data/claim_sentences.jsonl.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import numpy as np
 
 from guide_tui.answering import REFUSAL, Citation
 from guide_tui.asked import DAY_AND_MONTH_NAMES
 from guide_tui.chunking import Chunk, sentences
+from guide_tui.claim_polarity import SIDES, Polarity, is_negator, polarity
+from guide_tui.claim_values import Value, values_in
 from guide_tui.embedding import Embedder
-from guide_tui.retrieval import Hit
+from guide_tui.retrieval import Hit, TownNames, place_guides, query_analyzer
 
-SUPPORT_COSINE = 0.6
-RELATED_COSINE = 0.45  # a claim's numbers must come from source sentences at least this close to it
 CITED_FILE = re.compile(r"[\w.-]+\.md\b")
 CITATION = r"\s*[\[(][^\[\]()]*?\.md\b[^\[\]()]*[\])]"  # " [guide_x.md]", " (guide_x.md, Food)"
 CITATION_MARK = re.compile(CITATION)
 CITATION_AFTER_STOP = re.compile(rf"([.!?])((?:{CITATION})+)")  # "...8:30. [guide_x.md]": moved before the stop
-NUMBER = re.compile(r"\d+(?:[:.,]\d+)*")
 CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
 LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-NUMBER_WORDS = {
-    word: str(n)
-    for n, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-        "sixteen seventeen eighteen nineteen twenty".split()
-    )
-} | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "hundred": "100", "noon": "12", "midday": "12"}
+CLAUSE_BREAK = re.compile(
+    r"\s*[,;:()]\s*|\s+[—–]\s+|\s+(?=\b(?:and|but|while|whereas|though|although|so|because|since|except|apart from|other than)\b)"
+)
+WORD = re.compile(r"[a-z][a-z'-]*")
+FILLER = frozenset(
+    """
+    also really genuinely truly just still usually often generally typically about around roughly approximately
+    nearly almost only even there here visitor visitors you your people person anyone someone everyone get gets got
+    getting go goes going can could should would will may might must need needs needed worth well so because since
+    though although however which that this these those what where when how way thing things lot lots bit part
+    make makes made take takes took taking give gives given find found keep keeps kept put say says said yes no
+    one ones quite very much many more most less least rather whole entire real actual main mostly mainly
+    do does did doing done be is are was were been being has have had having let lets plus
+    from into onto through across toward towards within during except per via along around over under upon
+    anywhere everywhere somewhere nowhere else anything everything something according guide guides
+    """.split()
+)
+"""Words a claim can add without adding a fact ("usually", "visitors", "you'll find")."""
+
+
+@dataclass(frozen=True)
+class ClaimSettings:
+    """The claim check's thresholds (benchmarks/claims.py prints what moving them does)."""
+
+    support: float = 0.6  # cosine of a claim and its best sentence (or adjacent pair) of the chunk
+    related: float = 0.45  # cosine at which a chunk sentence may lend the claim its values
+    align: float = 0.55  # cosine at which a claim clause and a chunk clause are compared for polarity
+    added_words: int = 2  # words of one clause the chunk never uses that make it an added detail
+    similar_word: float = 0.65  # word-vector cosine at which a word counts as used by the chunk
+
+
+DEFAULT_SETTINGS = ClaimSettings()
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A sentence the check could not support, and why, with the source sentence it was compared with."""
+
+    sentence: str
+    kind: str  # name, place, value, polarity, unrelated, added, citation, grounding
+    reason: str  # one line for the user
+    source: Citation | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "sentence": self.sentence,
+            "kind": self.kind,
+            "reason": self.reason,
+            "source": self.source.to_json() if self.source else None,
+        }
 
 
 @dataclass
 class ClaimCheck:
     refused: bool
     citations: list[Citation] = field(default_factory=list)
-    unsupported: list[str] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
     invented_citations: list[str] = field(default_factory=list)
+    supported: list[tuple[str, Chunk]] = field(default_factory=list)  # each supported sentence and its chunk
+
+    @property
+    def unsupported(self) -> list[str]:
+        return [flag.sentence for flag in self.flags]
+
+
+# ---------------------------------------------------------------- splitting the answer
 
 
 def cited_files(text: str) -> list[str]:
@@ -87,11 +138,6 @@ def answer_sentences(text: str) -> list[str]:
     return found
 
 
-def numbers_in(text: str) -> set[str]:
-    words = re.findall(r"[a-z]+", text.lower())
-    return {n.replace(",", "") for n in NUMBER.findall(text)} | {NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS}
-
-
 def capitalised_words(sentence: str) -> tuple[str | None, list[str]]:
     """(the sentence's first word if capitalised, the capitalised words after it)."""
     sentence = sentence.replace("’", "'")
@@ -101,70 +147,362 @@ def capitalised_words(sentence: str) -> tuple[str | None, list[str]]:
     return None, [m.group() for m in words]
 
 
-def known_names(source_sentences: list[str]) -> set[str]:
-    """Words the guides capitalise mid-sentence (names), plus days and months."""
-    names = set(DAY_AND_MONTH_NAMES)
-    for sentence in source_sentences:
-        names.update(capitalised_words(sentence)[1])
-    return names
+def clauses_of(sentence: str) -> list[tuple[str, int]]:
+    """The sentence cut at commas, semicolons, dashes and joining words, each piece with its offset."""
+    pieces, position = [], 0
+    for cut in CLAUSE_BREAK.finditer(sentence):
+        pieces.append((sentence[position : cut.start()], position))
+        position = cut.end()
+    pieces.append((sentence[position:], position))
+    found = []
+    for text, start in pieces:
+        stripped = text.strip(" .!?\"'")
+        if re.search(r"[A-Za-z0-9]", stripped):
+            found.append((stripped, start + text.find(stripped)))
+    return found
 
 
-def names_in(sentence: str, names: set[str]) -> list[str]:
+def masked(towns: TownNames, text: str) -> str:
+    """The text with town names blanked out, every other character where it was."""
+    return towns.pattern.sub(lambda m: " " * len(m.group()), text)
+
+
+def canonical(text: str) -> str:
+    """The text with its values written one way ("costs nothing" -> "free", "an hour and a half" ->
+    "90 minutes", "fifty" -> "50"), so a paraphrase that rewrites a value stays close to its source."""
+    for value in reversed(values_in(text)):
+        written = canonical_value(value)
+        if written:
+            text = text[: value.start] + written + text[value.start + len(value.text) :]
+    return text
+
+
+def canonical_value(value: Value) -> str | None:
+    first = value.readings[0]
+    if value.kind == "price":
+        return "free" if first == 0 else None if first is None else f"£{first:g}"
+    if value.kind == "duration":
+        return f"{first:g} minutes"
+    if value.kind == "distance":
+        return f"{first:.0f} metres"
+    if value.kind in ("count", "ordinal"):
+        return f"{first:g}"
+    if value.kind == "clock" and len(value.readings) == 1 and not isinstance(first, str) and first[0] == first[1]:
+        return f"{first[0] // 60}:{first[0] % 60:02d}"
+    return None
+
+
+# ---------------------------------------------------------------- reading sentences
+
+
+@lru_cache(maxsize=1)
+def analyzer():
+    return query_analyzer(drop_stopwords=True)
+
+
+@lru_cache(maxsize=20000)
+def stem(word: str) -> str | None:
+    """The word as the keyword index stems it; None for a stop word."""
+    stems = analyzer().analyze(word)
+    return stems[0] if stems else None
+
+
+@dataclass(eq=False)
+class Clause:
+    text: str
+    values: list[Value]
+    polarity: Polarity
+    free_words: list[str]  # content words outside values, opposite-pair words and town names ("added" looks at these)
+    vector: np.ndarray
+
+
+@dataclass(eq=False)
+class Said:
+    """A sentence (of a chunk, or of the answer) read for the check."""
+
+    text: str
+    places: frozenset[str]  # the towns it is about
+    clauses: list[Clause]
+    vector: np.ndarray
+    chunk: Chunk | None = None  # the chunk it comes from (None for the answer's sentences)
+    row: int = 0  # its place in the chunk
+
+    @property
+    def values(self) -> list[Value]:
+        return [v for clause in self.clauses for v in clause.values]
+
+
+@dataclass(eq=False)
+class Guides:
+    """What the check knows of the whole index: its towns, and which guides hold each text."""
+
+    towns: TownNames
+    town_of_file: dict[str, str]
+    holders: dict[str, list[Chunk]]  # chunk body -> every chunk with that body, in every guide
+    names: frozenset[str]  # words the guides capitalise mid-sentence, with days and months
+
+    @classmethod
+    def of(cls, chunks: list[Chunk]) -> Guides:
+        places = place_guides(chunks)
+        holders: dict[str, list[Chunk]] = {}
+        names = set(DAY_AND_MONTH_NAMES)
+        for chunk in chunks:
+            holders.setdefault(chunk.body, []).append(chunk)
+            for sentence in sentences(chunk.text):
+                names.update(capitalised_words(sentence)[1])
+        return cls(TownNames(places.values()), places, holders, frozenset(names))
+
+    def copies(self, chunk: Chunk) -> list[Chunk]:
+        """The chunk and every chunk of another guide with the same text."""
+        return self.holders.get(chunk.body, [chunk])
+
+
+@lru_cache(maxsize=8)
+def guides_of(chunks: tuple[Chunk, ...]) -> Guides:
+    return Guides.of(list(chunks))
+
+
+def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, towns: TownNames) -> list[Said]:
+    """Sentences cut into clauses, each with its values, polarity, words and vector (one encode call)."""
+    pieces = [clauses_of(text) for text in texts]
+    flat = [clause for clauses in pieces for clause, _ in clauses]
+    vectors = embedder.encode([canonical(masked(towns, t)) for t in texts + flat])
+    sentence_vectors, clause_vectors = vectors[: len(texts)], iter(vectors[len(texts) :])
+    found = []
+    for text, where, clauses, vector in zip(texts, places, pieces, sentence_vectors):
+        values = values_in(text)
+        read_clauses = []
+        for n, (clause, start) in enumerate(clauses):
+            end = clauses[n + 1][1] if n + 1 < len(clauses) else len(text) + 1
+            mine = [v for v in values if start <= v.start < end]
+            read_clauses.append(read_clause(clause, start, mine, next(clause_vectors), towns))
+        found.append(Said(text, where, read_clauses, vector))
+    return found
+
+
+def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, towns: TownNames) -> Clause:
+    said = polarity(text)
+    values = [replace(v, negative=said.negated(v.start - start)) if v.kind in ("day", "month") else v for v in values]
+    skipped = [(v.start - start, v.start - start + len(v.text)) for v in values] + said.spans
+    free_words = []
+    for word in WORD.finditer(masked(towns, said.text)):
+        token = word.group().strip("'-")
+        if token in FILLER or is_negator(token) or any(a <= word.start() < b for a, b in skipped):
+            continue
+        if stem(token):
+            free_words.append(token)
+    return Clause(text, values, said, free_words, vector)
+
+
+def chunk_sentences(chunk: Chunk, town: str | None, towns: TownNames) -> tuple[list[str], list[frozenset[str]]]:
+    """The chunk's sentences and the towns each is about: the ones it names, its guide's town, and in a
+    region-wide guide, when it names none, the towns of the sentence before it in its paragraph."""
+    texts, places = [], []
+    for paragraph in re.split(r"\n\s*\n", chunk.text):
+        if not paragraph.strip() or paragraph.lstrip().startswith("#"):
+            continue
+        previous: frozenset[str] = frozenset()
+        for sentence in sentences(paragraph):
+            named = frozenset(towns.found_in(sentence))
+            about = named | {town} if town else named or previous
+            texts.append(sentence)
+            places.append(frozenset(about))
+            previous = about
+    return texts, places
+
+
+@lru_cache(maxsize=256)
+def read_chunk(chunk: Chunk, guides: Guides, embedder: Embedder) -> list[Said]:
+    texts, places = chunk_sentences(chunk, guides.town_of_file.get(chunk.file), guides.towns)
+    found = read(texts, places, embedder, guides.towns)
+    for row, said in enumerate(found):
+        said.chunk, said.row = chunk, row
+    return found
+
+
+@lru_cache(maxsize=256)
+def chunk_words(chunk: Chunk) -> frozenset[str]:
+    """Stems of every word of the chunk, title and heading included."""
+    return frozenset(filter(None, (stem(w.strip("'-")) for w in WORD.findall(chunk.text.lower().replace("’", "'")))))
+
+
+# ---------------------------------------------------------------- checking one sentence against one chunk
+
+
+@dataclass
+class Verdict:
+    """One sentence against its evidence: its support, the sentence it leans on, and the first problem."""
+
+    support: float
+    source: Said  # the evidence sentence the claim is closest to (the quote of a citation)
+    problem: tuple[str, str, Said] | None = None  # (kind, reason, the evidence sentence it was compared with)
+
+
+def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder: Embedder, settings: ClaimSettings) -> Verdict:
+    """The claim against the pooled sentences of some chunks (the shown chunks of the file it cites)."""
+    said = [s for chunk in chunks for s in read_chunk(chunk, guides, embedder)]
+    scores = np.array([claim.vector @ s.vector for s in said])
+    best_any = said[int(np.argmax(scores))]
+    missing = [name for name in names_in(plain, guides.names) if not any(mentions(chunk, name) for chunk in chunks)]
+    if missing:
+        return Verdict(float(scores.max()), best_any, ("name", f"names {', '.join(missing)}, which {where(chunks)} never mentions", best_any))
+    fits = [n for n, s in enumerate(said) if not claim.places or not s.places or claim.places & s.places]
+    if not fits:
+        return Verdict(float(scores.max()), best_any, ("place", f"{where(chunks)} says nothing about {join(claim.places)}", best_any))
+    support = [float(scores[n]) for n in fits]
+    for a, b in zip(fits, fits[1:]):
+        if b == a + 1 and said[a].chunk is said[b].chunk:
+            pair = said[a].vector + said[b].vector
+            support.append(float(claim.vector @ pair / (np.linalg.norm(pair) or 1.0)))
+    best = said[max(fits, key=lambda n: scores[n])]
+    verdict = Verdict(max(support), best)
+    elsewhere = [said[n] for n in range(len(said)) if n not in fits]
+
+    related = {n for n in fits if scores[n] >= settings.related}
+    for clause in claim.clauses:
+        related.update(n for n in fits if max(c.vector @ clause.vector for c in said[n].clauses) >= settings.related)
+    evidence = [said[n] for n in sorted(related)] or [best]
+    for clause in claim.clauses:
+        for value in clause.values:
+            if problem := value_problem(value, clause, evidence, elsewhere):
+                verdict.problem = problem
+                return verdict
+    for clause in claim.clauses:
+        if problem := polarity_problem(clause, [said[n] for n in fits], settings):
+            verdict.problem = problem
+            return verdict
+    if verdict.support < settings.support:
+        moved = max(elsewhere, key=lambda s: claim.vector @ s.vector, default=None)
+        if moved is not None and claim.vector @ moved.vector >= settings.support:
+            verdict.problem = ("place", f"the guide says this of {join(moved.places)}, not {join(claim.places)}", moved)
+        else:
+            verdict.problem = ("unrelated", f"no sentence of {where(chunks)} says this (closest {verdict.support:.2f})", best)
+        return verdict
+    known = frozenset().union(*(chunk_words(chunk) for chunk in chunks))
+    concepts = {concept for s in said for c in s.clauses for concept in c.polarity.sides}
+    for clause in claim.clauses:
+        added = [w for w in clause.free_words if stem(w) not in known]
+        added = [w for w in added if not any(SIDES[c][0].search(w) or SIDES[c][1].search(w) for c in concepts)]
+        if len(added) >= settings.added_words:
+            verdict.problem = ("added", f"adds what the guide does not say ({', '.join(added)})", best)
+            return verdict
+    return verdict
+
+
+def where(chunks: list[Chunk]) -> str:
+    files = list(dict.fromkeys(chunk.file for chunk in chunks))
+    return files[0] if len(files) == 1 else "the guides shown"
+
+
+def value_problem(value: Value, clause: Clause, related: list[Said], elsewhere: list[Said]) -> tuple[str, str, Said] | None:
+    """Why the evidence does not give this value (None when a related sentence does)."""
+    offered = [(v, s) for s in related for v in s.values if v.kind == value.kind]
+    if any(value.matches(v) for v, _ in offered):
+        return None
+    moved = next((s for s in elsewhere for v in s.values if value.matches(v)), None)
+    if moved is not None:
+        return ("place", f"gives {describe(value)}, which the guide gives for {join(moved.places)}", moved)
+    if not offered:
+        return ("value", f"gives {describe(value)}, which the guide does not", related[0])
+    holders = [s for _, s in offered]
+    closest = max(holders, key=lambda s: max(float(c.vector @ clause.vector) for c in s.clauses))
+    theirs = [v.text for v in closest.values if v.kind == value.kind]
+    return ("value", f"says {describe(value)} where the guide says {' / '.join(dict.fromkeys(theirs))}", closest)
+
+
+def polarity_problem(clause: Clause, fits: list[Said], settings: ClaimSettings) -> tuple[str, str, Said] | None:
+    """A denial or a side of an opposite pair that the chunk clause this clause matches best turns round."""
+    pairs = [(float(c.vector @ clause.vector), c, s) for s in fits for c in s.clauses]
+    if not pairs:
+        return None
+    score, match, sentence = max(pairs, key=lambda p: p[0])
+    if score < settings.align:
+        return None
+    for concept, sides in clause.polarity.sides.items():
+        theirs = frozenset().union(*(c.polarity.sides.get(concept, frozenset()) for c in sentence.clauses))
+        if theirs and not sides & theirs:
+            said = next(c.polarity.said[concept] for c in sentence.clauses if concept in c.polarity.said)
+            return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{said}\"", sentence)
+    if clause.polarity.negative != match.polarity.negative:
+        verb = "denies what the guide says" if clause.polarity.negative else "says what the guide denies"
+        return ("polarity", f"{verb}: \"{match.text}\"", sentence)
+    return None
+
+
+def mentions(chunk: Chunk, name: str) -> bool:
+    """Does the chunk (title included) use this name ("Kestrelford's" counts for "Kestrelford")?"""
+    root = re.escape(re.sub(r"'s?$", "", name.replace("’", "'").lower()))
+    return re.search(rf"\b{root}", chunk.text.replace("’", "'").lower()) is not None
+
+
+def describe(value: Value) -> str:
+    kinds = {"clock": "the time", "price": "the price", "duration": "the time", "distance": "the distance", "day": "the days",
+             "month": "the months", "year": "the date", "count": "the number", "ordinal": "", "ratio": "the share"}
+    return f"{kinds.get(value.kind, '')} {value.text}".strip()
+
+
+def join(places) -> str:
+    return " and ".join(sorted(places))
+
+
+def names_in(sentence: str, names: frozenset[str]) -> list[str]:
     """Capitalised words; the first word only when it is a known name (every sentence starts with a capital)."""
     first, rest = capitalised_words(sentence)
     return ([first] if first in names else []) + rest
 
 
-def facts_missing(numbers: set[str], names: list[str], chunk: Chunk, related: list[str]) -> list[str]:
-    """Of a claim's numbers (numbers_in) and names (names_in), those the related source sentences
-    do not state and those the chunk does not mention."""
-    missing = sorted(numbers - numbers_in(" ".join(related)))
-    lowered = chunk.text.replace("’", "'").lower()
-    for name in names:
-        stem = re.sub(r"'s?$", "", name.lower())
-        if not re.search(rf"\b{re.escape(stem)}", lowered):
-            missing.append(name)
-    return missing
+# ---------------------------------------------------------------- the whole answer
 
 
-def check_claims(answer_text: str, hits: list[Hit], embedder: Embedder) -> ClaimCheck:
-    """Which sentences the prompt's chunks support, which citations are real, what to quote as sources."""
-    shown_files = {hit.chunk.file for hit in hits}
+def check_claims(
+    answer_text: str,
+    hits: list[Hit],
+    embedder: Embedder,
+    chunks: list[Chunk] | None = None,
+    settings: ClaimSettings = DEFAULT_SETTINGS,
+) -> ClaimCheck:
+    """Which sentences the prompt's chunks support (and why not), which citations are real, what to quote as sources.
+
+    `hits` are the chunks the model was shown; `chunks` every chunk of the index (for the towns and the
+    guides holding a shown text word for word), default the shown ones."""
+    guides = guides_of(tuple(chunks if chunks is not None else [h.chunk for h in hits]))
     if is_refusal(answer_text):
         return ClaimCheck(refused=True)
-    invented = [f for f in cited_files(answer_text) if f not in shown_files]
+    shown = list({hit.chunk.chunk_id: hit.chunk for hit in hits}.values())
+    holder: dict[str, list[Chunk]] = {}  # cited file -> its chunks the model saw (itself, or another guide's copy)
+    for chunk in shown:
+        for copy in guides.copies(chunk):
+            if copy not in holder.setdefault(copy.file, []):
+                holder[copy.file].append(copy)
+    invented = [f for f in cited_files(answer_text) if f not in holder]
     claims = answer_sentences(answer_text)
     if not claims:
-        return ClaimCheck(refused=False, unsupported=[answer_text.strip()] if answer_text.strip() else [],
-                          invented_citations=invented)
-    chunks = list({hit.chunk.chunk_id: hit.chunk for hit in hits}.values())
-    source_sentences = [sentences(chunk.text) for chunk in chunks]
-    flat = [s for group in source_sentences for s in group]
-    names = known_names(flat)
-    plain_claims = [without_citations(c) for c in claims]
-    vectors = embedder.encode(plain_claims + flat)
-    claim_vectors, source_vectors = vectors[: len(claims)], vectors[len(claims):]
-    offsets = np.cumsum([0] + [len(group) for group in source_sentences])
+        text = answer_text.strip()
+        return ClaimCheck(False, flags=[Flag(text, "unrelated", "no sentence to check")] if text else [], invented_citations=invented)
+    plains = [without_citations(c) for c in claims]
+    read_claims = read(plains, [frozenset(guides.towns.found_in(p)) for p in plains], embedder, guides.towns)
 
     citations: dict[str, Citation] = {}
-    unsupported = []
-    for claim, plain, vector in zip(claims, plain_claims, claim_vectors):
-        cited = cited_files(claim)
-        candidates = [i for i, c in enumerate(chunks) if not cited or c.file in cited]
-        claim_numbers, claim_names = numbers_in(plain), names_in(plain, names)
-        best: tuple[float, int, int] | None = None  # (cosine, chunk, sentence index)
-        for i in candidates:
-            scores = source_vectors[offsets[i] : offsets[i + 1]] @ vector
-            related = [s for s, score in zip(source_sentences[i], scores) if score >= RELATED_COSINE]
-            if not len(scores) or facts_missing(claim_numbers, claim_names, chunks[i], related):
-                continue
-            j = int(np.argmax(scores))
-            if best is None or scores[j] > best[0]:
-                best = (float(scores[j]), i, j)
-        if best is None or best[0] < SUPPORT_COSINE:
-            unsupported.append(claim)
+    check = ClaimCheck(False, invented_citations=invented)
+    for claim, plain, said in zip(claims, plains, read_claims):
+        cited = [f for f in cited_files(claim) if f in holder]
+        if cited_files(claim) and not cited:
+            check.flags.append(Flag(claim, "citation", f"cites {', '.join(cited_files(claim))}, which the model was not shown"))
             continue
-        chunk = chunks[best[1]]
-        citations.setdefault(chunk.chunk_id, Citation(chunk.file, chunk.section, chunk.chunk_id,
-                                                      source_sentences[best[1]][best[2]]))
-    return ClaimCheck(False, list(citations.values()), unsupported, invented)
+        if not said.places and len(cited) == 1 and cited[0] in guides.town_of_file:  # "The pubs serve food..." [guide_kestrelford.md]
+            said.places = frozenset({guides.town_of_file[cited[0]]})
+        pools = [holder[f] for f in cited] or [shown]
+        verdicts = [judge(said, plain, pool, guides, embedder, settings) for pool in pools]
+        passing = [v for v in verdicts if v.problem is None]
+        if passing:
+            verdict = max(passing, key=lambda v: v.support)
+            check.supported.append((claim, verdict.source.chunk))
+            chunk = verdict.source.chunk
+            citations.setdefault(chunk.chunk_id, Citation(chunk.file, chunk.section, chunk.chunk_id, verdict.source.text))
+            continue
+        verdict = max(verdicts, key=lambda v: v.support)
+        kind, reason, source = verdict.problem
+        chunk = source.chunk
+        check.flags.append(Flag(claim, kind, reason, Citation(chunk.file, chunk.section, chunk.chunk_id, source.text)))
+    check.citations = list(citations.values())
+    return check
