@@ -114,6 +114,14 @@ def main(argv: list[str] | None = None) -> int:
                 cells.append(fraction(sum(verdicts[r["id"]][0] for r in part), len(part)))
             print(f"  {label:12} {kind:20} {cells[0]:>14} | {cells[1]:>14}")
 
+    print("\nflags by the check that raised them (wrong caught | right flagged), design | held-out")
+    for check in sorted({reason.split(":")[0] for flagged, reason in verdicts.values() if flagged}):
+        cells = []
+        for half in HALVES:
+            part = [r for r in records if half_of(r) == half and verdicts[r["id"]][1].startswith(check + ":")]
+            cells.append(f"{sum(r['label'] == 'unsupported' for r in part)} | {sum(r['label'] == 'supported' for r in part)}")
+        print(f"  {check:12} {cells[0]:>10}   {cells[1]:>10}")
+
     print(f"\ncheck time per answer, in process: warm p50 {statistics.median(warm):.1f} ms, p95 {percentile(warm, 95):.1f} ms, "
           f"max {max(warm):.1f} ms; cold (each answer's chunks read afresh) p50 {statistics.median(cold):.1f} ms, "
           f"p95 {percentile(cold, 95):.1f} ms, max {max(cold):.1f} ms")

@@ -15,10 +15,19 @@ from dataclasses import dataclass
 NEGATORS = frozenset("not no never none nothing nowhere nobody neither nor without cannot rarely seldom hardly barely absence lack lacks".split())
 """Words that deny what follows them in their clause; so does any word ending in "n't"."""
 NOT_NEGATING = re.compile(
-    r"\bno (?:more|further|less|longer|later|earlier) than\b|\bnot (?:only|just)\b|\bno,|\bnothing else\b|\bnot much\b|\bno other\b"
+    r"\b(?:no|not|nowhere|nothing|none)\b(?=(?:\s+[a-z'-]+){0,6}?\s+(?:more|further|longer|later|less) than\b)|\bnot (?:only|just)\b|\bno,"
+    r"|\bnothing else\b|\bnot much\b|\bno other\b"
 )
-"""Phrases with a negator that deny nothing the clause goes on to say ("no more than ten minutes" is "within ten")."""
+"""Negators that deny nothing the clause goes on to say: a bound ("no more than ten minutes", "nowhere is
+more than ten minutes" are "within ten"), "not only", an answering "No,"."""
 DENYING_SIDES = ("open", "allowed")
+ONLY = re.compile(
+    r"\b(?:only|solely|exclusively)\b(?:\s+[a-z-]+){0,2}?\s+(?:in|on|at|from|between|during|for|to|until|till|by|when|if|after|before|outside)\b"
+    r"|\b(?:except|apart from|other than|but for|save for)\b"
+)
+"""An exclusive clause says yes and no at once: "only allowed on two fields" is "banned everywhere else",
+"nothing apart from the town routes" is "the town routes" (but "only advisory", limited to nothing, is
+"merely advisory")."""
 """Opposite pairs whose second side denies what follows it too: "closed on Mondays", "banned on the headland"."""
 
 OPPOSITES: dict[str, tuple[str, str]] = {
@@ -84,6 +93,7 @@ class Polarity:
     said: dict[str, str]  # concept -> the words that took the side, as read ("not open", "stepped")
     spans: list[tuple[int, int]]  # where the words that took sides are
     negative: bool  # an odd number of negators deny something other than a side word ("no buses run")
+    exclusive: bool  # "only on weekdays", "none except the town routes": affirms and denies at once
 
     def negated(self, offset: int) -> bool:
         """Is the word at this offset denied (after an odd number of negators or denying sides)?"""
@@ -112,9 +122,13 @@ def polarity(clause: str) -> Polarity:
                 spans.append(match.span())
                 if concept in DENYING_SIDES and side == -1:
                     denying.append(match.end())
+    exclusive = ONLY.search(text) is not None
+    if exclusive:
+        sides = {concept: {1, -1} for concept in sides}
     in_spans = lambda offset: any(a <= offset < b for a, b in spans)  # noqa: E731
     content_after = {
         n for n in negators if any(start >= n and not is_negator(w) and not in_spans(start) and len(w) > 2 for w, start, _ in words)
     }
     negative = len([n for n in negators if n not in flipping and n in content_after]) % 2 == 1
-    return Polarity(text, tuple(sorted(negators + denying)), {k: frozenset(v) for k, v in sides.items()}, said, spans, negative)
+    sides_taken = {k: frozenset(v) for k, v in sides.items()}
+    return Polarity(text, tuple(sorted(negators + denying)), sides_taken, said, spans, negative, exclusive)

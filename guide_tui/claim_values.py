@@ -11,7 +11,7 @@ nothing" for "free") are equal.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from guide_tui.asked import MONTH_NAMES, WEEKDAY_NAMES
 
@@ -60,9 +60,13 @@ EVERY_DAY = (
     r"every day(?: of the week)?|each day|daily|seven days(?: a| of the) week|all seven days(?: of the week)?|all week"
     r"|every (?:night|evening)(?: of the week)?|nightly|any day(?: of the week)?"
 )
-EXCEPT = r",?\s*\b(?:except|apart from|other than|but not|excluding)(?: on)?\s+"
+EXCEPTED = r"\b(?:except|apart from|other than|but not|excluding)(?: on)?\s+"
+EXCEPT = rf",?\s*{EXCEPTED}"
 MONTH_NAME = rf"(?:(?:early|late|mid)[- ])?(?:{'|'.join(MONTHS)}|{'|'.join(sorted(SEASONS, key=len, reverse=True))})"
 DAY_FULL = "|".join(WEEKDAYS)
+DAY_SHORT = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4, "sat": 5, "sun": 6}
+SHORT_RANGE = rf"\b(?:{'|'.join(DAY_SHORT)})\.?\s*[-–]\s*(?:{'|'.join(DAY_SHORT)})\b\.?"
+"""Abbreviated days only as a range ("Mon–Fri"): alone, "sat" and "sun" are words."""
 DAY_NAME = rf"(?:(?:{DAY_FULL})s?|weekdays?|weekends?|weeknights?)"
 LINK = r"\s*(?:to|-|–|until|till|through)\s*"
 
@@ -148,6 +152,9 @@ def day_names(text: str) -> frozenset[int]:
         a, b = WEEKDAYS.index(first), WEEKDAYS.index(last)
         days |= {(a + n) % 7 for n in range((b - a) % 7 + 1)}
     days |= {WEEKDAYS.index(name) for name in re.findall(rf"\b({DAY_FULL})s?\b", text)}
+    for first, last in re.findall(rf"\b({'|'.join(DAY_SHORT)})\.?\s*[-–]\s*({'|'.join(DAY_SHORT)})\b", text):
+        a, b = DAY_SHORT[first], DAY_SHORT[last]
+        days |= {(a + n) % 7 for n in range((b - a) % 7 + 1)}
     return frozenset(days)
 
 
@@ -193,6 +200,7 @@ HOUR = r"\d{1,2}(?:[:.]\d{2})?"
 MERIDIEM = r"\s?(?:am|pm|a\.m\.|p\.m\.)"
 PATTERNS: list[tuple[str, re.Pattern]] = [
     # order matters: an earlier pattern's span is not read again by a later one
+    ("clock", re.compile(rf"\b(?:half past|(?:a )?quarter (?:past|to)) (?:{NUMBER}|\d{{1,2}})\b(?:{MERIDIEM}| (?:in the (?:morning|afternoon|evening)|at night))?")),
     ("price", re.compile(rf"£\s?\d+(?:\.\d{{2}})?|\b\d+(?:\.\d{{2}})? (?:pounds?|pence)\b|\b\d+p\b|{FREE}|{CHARGED}")),
     ("year", re.compile(
         r"\b(?:1[0-9]|20)\d0s\b|\b(?:1[0-9]|20)\d\d\b(?!\s*(?:pounds|people|residents|cars|metres|miles|beds))"
@@ -201,7 +209,8 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
     )),
     ("day", re.compile(
         rf"\b(?:{EVERY_DAY})(?:{EXCEPT}(?:{DAY_NAME}))?(?:,? (?:{DAY_NAME}) included)?\b"
-        rf"|\b(?:from )?{DAY_NAME}(?:{LINK}{DAY_NAME})?\b"
+        rf"|{EXCEPTED}{DAY_NAME}(?:\s*(?:,|and|or)\s*{DAY_NAME})*\b|{SHORT_RANGE}"
+        rf"|\b(?:from )?{DAY_NAME}(?:{LINK}{DAY_NAME}|(?:\s*(?:,|and|or)\s*{DAY_NAME})+)?\b"
     )),
     ("duration", re.compile(
         rf"\b(?:an? )?(?:hour and an? half|hour and (?:{NUMBER}) minutes?)\b|\b(?:{NUMBER}) and a half hours?\b"
@@ -240,7 +249,21 @@ def values_in(sentence: str) -> list[Value]:
             if values:
                 taken[start:end] = [True] * (end - start)
                 found.extend(values)
-    return sorted(found, key=lambda v: v.start)
+    return with_exceptions(sorted(found, key=lambda v: v.start))
+
+
+def with_exceptions(values: list[Value]) -> list[Value]:
+    """"daily from 10 until 4, except on Tuesdays": the excepted days taken out of the days before them."""
+    kept: list[Value] = []
+    for value in values:
+        excepted = value.kind == "day" and re.match(EXCEPTED, value.text.lower())
+        earlier = next((v for v in reversed(kept) if v.kind == "day" and v.is_range), None) if excepted else None
+        if excepted and earlier is not None:
+            days = earlier.readings[0] - day_names(value.text.lower())
+            kept[kept.index(earlier)] = replace(earlier, readings=(days,))
+        else:
+            kept.append(value)
+    return kept
 
 
 def read(kind: str, lowered: str, written: str, start: int) -> list[Value]:
@@ -263,8 +286,10 @@ def read(kind: str, lowered: str, written: str, start: int) -> list[Value]:
         is_range = bool(re.search(rf"{LINK}|\bbetween\b", lowered))
         return [Value(kind, written, (months,), start, is_range=is_range, loose=seasons_only and not is_range)] if months else []
     if kind == "day":
+        if re.match(EXCEPTED, lowered):  # taken out of an every-day value by with_exceptions
+            return [Value(kind, written, (day_names(lowered),), start)]
         days = day_set(lowered)
-        is_range = bool(re.search(rf"{LINK}|{EXCEPT}|{EVERY_DAY}", lowered))
+        is_range = bool(re.search(rf"{LINK}|{EXCEPT}|{EVERY_DAY}|[-–]", lowered))
         return [Value(kind, written, (days,), start, is_range=is_range)] if days else []
     if kind == "clock":
         return clock_values(lowered, written, start)
@@ -333,6 +358,13 @@ def clock_values(lowered: str, written: str, start: int) -> list[Value]:
     part = re.sub(r"^(?:early|late|mid-?)\s*", "", lowered)
     if part in PARTS_OF_DAY:
         return [Value("clock", written, PARTS_OF_DAY[part], start)]
+    spoken = re.match(rf"(half past|(?:a )?quarter past|(?:a )?quarter to) ({NUMBER}|\d{{1,2}})", lowered)
+    if spoken:
+        hour, offset = int(number(spoken.group(2))), {"half past": 30, "quarter past": 15}.get(spoken.group(1).removeprefix("a "), -15)
+        meridiem = re.search(r"am|pm|morning|afternoon|evening|night", lowered[spoken.end() :])
+        kind = None if meridiem is None else "am" if meridiem.group() in ("am", "morning") else "pm"
+        minutes_after = [(span[0] + offset, span[1] + offset) for span in clock(hour, 0, kind)]
+        return [Value("clock", written, tuple(minutes_after), start)]
     said = re.search(r"(?:o'clock )?(?:in the (morning|afternoon|evening)|at night)", lowered)
     if said:
         head = re.sub(r"^(?:at|by|until|till|from|before|after) ", "", lowered[: said.start()].strip())

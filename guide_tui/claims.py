@@ -34,7 +34,7 @@ from guide_tui.answering import REFUSAL, Citation
 from guide_tui.asked import DAY_AND_MONTH_NAMES
 from guide_tui.chunking import Chunk, sentences
 from guide_tui.claim_polarity import SIDES, Polarity, is_negator, polarity
-from guide_tui.claim_values import Value, values_in
+from guide_tui.claim_values import EXCEPTED, Value, values_in
 from guide_tui.embedding import Embedder
 from guide_tui.retrieval import Hit, TownNames, place_guides, query_analyzer
 
@@ -45,7 +45,7 @@ CITATION_AFTER_STOP = re.compile(rf"([.!?])((?:{CITATION})+)")  # "...8:30. [gui
 CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
 LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 CLAUSE_BREAK = re.compile(
-    r"\s*[,;:()]\s*|\s+[—–]\s+|\s+(?=\b(?:and|but|while|whereas|though|although|so|because|since|except|apart from|other than)\b)"
+    r"\s*[,;:()]\s*|\s+[—–]\s+|\s+(?=\b(?:and|but|while|whereas|though|although|so|because|since)\b)"
 )
 WORD = re.compile(r"[a-z][a-z'-]*")
 FILLER = frozenset(
@@ -56,9 +56,10 @@ FILLER = frozenset(
     though although however which that this these those what where when how way thing things lot lots bit part
     make makes made take takes took taking give gives given find found keep keeps kept put say says said yes no
     one ones quite very much many more most less least rather whole entire real actual main mostly mainly
-    do does did doing done be is are was were been being has have had having let lets plus
+    do does did doing done be is are was were been being has have had having let lets plus either
     from into onto through across toward towards within during except per via along around over under upon
     anywhere everywhere somewhere nowhere else anything everything something according guide guides
+    plenty several lots altogether entirely completely fully totally fairly pretty
     """.split()
 )
 """Words a claim can add without adding a fact ("usually", "visitors", "you'll find")."""
@@ -70,7 +71,8 @@ class ClaimSettings:
 
     support: float = 0.6  # cosine of a claim and its best sentence (or adjacent pair) of the chunk
     related: float = 0.45  # cosine at which a chunk sentence may lend the claim its values
-    align: float = 0.55  # cosine at which a claim clause and a chunk clause are compared for polarity
+    align: float = 0.55  # closeness at which a claim clause and a chunk clause are compared for polarity
+    value_margin: float = 0.1  # a value must be in a sentence this close to the best one giving that kind of value
     added_words: int = 2  # words of one clause the chunk never uses that make it an added detail
     similar_word: float = 0.65  # word-vector cosine at which a word counts as used by the chunk
 
@@ -148,9 +150,13 @@ def capitalised_words(sentence: str) -> tuple[str | None, list[str]]:
 
 
 def clauses_of(sentence: str) -> list[tuple[str, int]]:
-    """The sentence cut at commas, semicolons, dashes and joining words, each piece with its offset."""
+    """The sentence cut at commas, semicolons, dashes and joining words (never inside a value such as
+    "Fridays and Saturdays" or "between 11 and 3"), each piece with its offset."""
+    inside = [(v.start, v.start + len(v.text)) for v in values_in(sentence)]
     pieces, position = [], 0
     for cut in CLAUSE_BREAK.finditer(sentence):
+        if any(a < cut.start() < b or a < cut.end() < b for a, b in inside):
+            continue
         pieces.append((sentence[position : cut.start()], position))
         position = cut.end()
     pieces.append((sentence[position:], position))
@@ -213,6 +219,7 @@ class Clause:
     values: list[Value]
     polarity: Polarity
     free_words: list[str]  # content words outside values, opposite-pair words and town names ("added" looks at these)
+    denied_words: list[str]  # the content words a negator denies
     vector: np.ndarray
 
 
@@ -282,16 +289,25 @@ def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, tow
 
 def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, towns: TownNames) -> Clause:
     said = polarity(text)
-    values = [replace(v, negative=said.negated(v.start - start)) if v.kind in ("day", "month") else v for v in values]
+    values = [replace(v, negative=denied(v, said, v.start - start)) if v.kind in ("day", "month") else v for v in values]
     skipped = [(v.start - start, v.start - start + len(v.text)) for v in values] + said.spans
-    free_words = []
+    free_words, denied_words = [], []
     for word in WORD.finditer(masked(towns, said.text)):
-        token = word.group().strip("'-")
-        if token in FILLER or is_negator(token) or any(a <= word.start() < b for a, b in skipped):
+        token = re.sub(r"'s$", "", word.group()).strip("'-")
+        if token in FILLER or is_negator(token) or not stem(token):
             continue
-        if stem(token):
+        if said.negated(word.start()):
+            denied_words.append(token)
+        if not any(a <= word.start() < b for a, b in skipped):
             free_words.append(token)
-    return Clause(text, values, said, free_words, vector)
+    return Clause(text, values, said, free_words, denied_words, vector)
+
+
+def denied(value: Value, said: Polarity, offset: int) -> bool:
+    """Is a day or month value denied ("closed on Mondays")? An exception turns it round: "no ticket
+    office except on weekday mornings" gives weekday mornings."""
+    excepted = re.match(EXCEPTED, value.text.lower()) is not None
+    return said.negated(offset) != excepted
 
 
 def chunk_sentences(chunk: Chunk, town: str | None, towns: TownNames) -> tuple[list[str], list[frozenset[str]]]:
@@ -322,8 +338,9 @@ def read_chunk(chunk: Chunk, guides: Guides, embedder: Embedder) -> list[Said]:
 
 @lru_cache(maxsize=256)
 def chunk_words(chunk: Chunk) -> frozenset[str]:
-    """Stems of every word of the chunk, title and heading included."""
-    return frozenset(filter(None, (stem(w.strip("'-")) for w in WORD.findall(chunk.text.lower().replace("’", "'")))))
+    """Every word of the chunk, title and heading included, and its stem."""
+    words = {w.strip("'-") for w in WORD.findall(chunk.text.lower().replace("’", "'"))}
+    return frozenset(words | {stem(w) for w in words} - {None})
 
 
 # ---------------------------------------------------------------- checking one sentence against one chunk
@@ -343,7 +360,8 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
     said = [s for chunk in chunks for s in read_chunk(chunk, guides, embedder)]
     scores = np.array([claim.vector @ s.vector for s in said])
     best_any = said[int(np.argmax(scores))]
-    missing = [name for name in names_in(plain, guides.names) if not any(mentions(chunk, name) for chunk in chunks)]
+    in_values = {w for v in claim.values for w in CAPITALISED.findall(v.text)}
+    missing = [n for n in names_in(plain, guides.names) if n not in in_values and not any(mentions(chunk, n) for chunk in chunks)]
     if missing:
         return Verdict(float(scores.max()), best_any, ("name", f"names {', '.join(missing)}, which {where(chunks)} never mentions", best_any))
     fits = [n for n, s in enumerate(said) if not claim.places or not s.places or claim.places & s.places]
@@ -364,11 +382,14 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
     evidence = [said[n] for n in sorted(related)] or [best]
     for clause in claim.clauses:
         for value in clause.values:
-            if problem := value_problem(value, clause, evidence, elsewhere):
+            if problem := value_problem(value, clause, claim, evidence, elsewhere, settings):
                 verdict.problem = problem
                 return verdict
+        if problem := pairing_problem(clause, evidence):
+            verdict.problem = problem
+            return verdict
     for clause in claim.clauses:
-        if problem := polarity_problem(clause, [said[n] for n in fits], settings):
+        if problem := polarity_problem(clause, claim, [said[n] for n in fits], settings):
             verdict.problem = problem
             return verdict
     if verdict.support < settings.support:
@@ -381,12 +402,28 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
     known = frozenset().union(*(chunk_words(chunk) for chunk in chunks))
     concepts = {concept for s in said for c in s.clauses for concept in c.polarity.sides}
     for clause in claim.clauses:
-        added = [w for w in clause.free_words if stem(w) not in known]
+        added = [w for w in clause.free_words if stem(w) not in known and w not in known and not shares_root(w, known)]
         added = [w for w in added if not any(SIDES[c][0].search(w) or SIDES[c][1].search(w) for c in concepts)]
+        if len(added) >= settings.added_words:
+            added = unlike(added, known, embedder, settings.similar_word)
         if len(added) >= settings.added_words:
             verdict.problem = ("added", f"adds what the guide does not say ({', '.join(added)})", best)
             return verdict
     return verdict
+
+
+def shares_root(word: str, known: frozenset[str]) -> bool:
+    """Does the chunk use a word of the same root ("serving" and "service" share "servi")?"""
+    root = word[:5]
+    return len(root) == 5 and any(k.startswith(root) for k in known)
+
+
+def unlike(words: list[str], known: frozenset[str], embedder: Embedder, similar: float) -> list[str]:
+    """The words no word of the chunk is close to in meaning ("fast" is close to "quickly")."""
+    vocabulary = sorted(w for w in known if w.isalpha())
+    vectors = embedder.encode(words + vocabulary)
+    best = (vectors[: len(words)] @ vectors[len(words) :].T).max(axis=1)
+    return [w for w, score in zip(words, best) if score < similar]
 
 
 def where(chunks: list[Chunk]) -> str:
@@ -394,38 +431,106 @@ def where(chunks: list[Chunk]) -> str:
     return files[0] if len(files) == 1 else "the guides shown"
 
 
-def value_problem(value: Value, clause: Clause, related: list[Said], elsewhere: list[Said]) -> tuple[str, str, Said] | None:
-    """Why the evidence does not give this value (None when a related sentence does)."""
-    offered = [(v, s) for s in related for v in s.values if v.kind == value.kind]
-    if any(value.matches(v) for v, _ in offered):
-        return None
+def closeness(clause: Clause, claim_vector: np.ndarray, sentence: Said) -> float:
+    """How well an evidence sentence matches a claim clause: its best clause, and the two sentences as wholes."""
+    best_clause = max(float(c.vector @ clause.vector) for c in sentence.clauses)
+    return (best_clause + float(claim_vector @ sentence.vector)) / 2
+
+
+def value_problem(
+    value: Value, clause: Clause, claim: Said, related: list[Said], elsewhere: list[Said], settings: ClaimSettings
+) -> tuple[str, str, Said] | None:
+    """Why the evidence does not give this value (None when a sentence about the same thing does).
+
+    Of the related sentences giving this kind of value, only those within value_margin of the
+    closest to the clause count: "tours every half hour" is not supported by "the bus takes 30 minutes"."""
+    holders = [s for s in related if any(v.kind == value.kind for v in s.values)]
+    if holders:
+        score = {id(s): closeness(clause, claim.vector, s) for s in holders}
+        top = max(score.values())
+        if any(value.matches(v) for s in holders if score[id(s)] >= top - settings.value_margin for v in s.values):
+            return None
     moved = next((s for s in elsewhere for v in s.values if value.matches(v)), None)
     if moved is not None:
         return ("place", f"gives {describe(value)}, which the guide gives for {join(moved.places)}", moved)
-    if not offered:
+    if not holders:
         return ("value", f"gives {describe(value)}, which the guide does not", related[0])
-    holders = [s for _, s in offered]
-    closest = max(holders, key=lambda s: max(float(c.vector @ clause.vector) for c in s.clauses))
+    closest = max(holders, key=lambda s: closeness(clause, claim.vector, s))
     theirs = [v.text for v in closest.values if v.kind == value.kind]
     return ("value", f"says {describe(value)} where the guide says {' / '.join(dict.fromkeys(theirs))}", closest)
 
 
-def polarity_problem(clause: Clause, fits: list[Said], settings: ClaimSettings) -> tuple[str, str, Said] | None:
-    """A denial or a side of an opposite pair that the chunk clause this clause matches best turns round."""
-    pairs = [(float(c.vector @ clause.vector), c, s) for s in fits for c in s.clauses]
+def pairing_problem(clause: Clause, related: list[Said]) -> tuple[str, str, Said] | None:
+    """Two values the claim ties together in one clause that the guide ties to other values
+    ("every 15 minutes on weekdays" where the guide says "every 15 minutes at weekends")."""
+    for a in clause.values:
+        for b in clause.values:
+            if a.kind == b.kind:
+                continue
+            together = [c for s in related for c in s.clauses if any(a.matches(v) for v in c.values)]
+            if any(any(b.matches(v) for v in c.values) for c in together):
+                continue
+            for c in together:
+                others = [v.text for v in c.values if v.kind == b.kind]
+                if others:
+                    sentence = next(s for s in related if c in s.clauses)
+                    return ("value", f"gives {a.text} with {b.text}, where the guide gives it with {' / '.join(others)}", sentence)
+    return None
+
+
+def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: ClaimSettings) -> tuple[str, str, Said] | None:
+    """A denial or a side of an opposite pair that the chunk clauses this clause matches best turn round.
+
+    Closeness counts the clause and the whole claim sentence; every evidence clause within 0.05 of
+    the closest must disagree, so a near tie between a matching and a clashing clause is no flag."""
+    pairs = [((float(c.vector @ clause.vector) + float(claim.vector @ s.vector)) / 2, c, s) for s in fits for c in s.clauses]
     if not pairs:
         return None
-    score, match, sentence = max(pairs, key=lambda p: p[0])
-    if score < settings.align:
+    top = max(score for score, _, _ in pairs)
+    if top < settings.align:
         return None
+    close = [(c, s) for score, c, s in pairs if score >= max(top - 0.1, settings.align)]
     for concept, sides in clause.polarity.sides.items():
-        theirs = frozenset().union(*(c.polarity.sides.get(concept, frozenset()) for c in sentence.clauses))
-        if theirs and not sides & theirs:
-            said = next(c.polarity.said[concept] for c in sentence.clauses if concept in c.polarity.said)
-            return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{said}\"", sentence)
-    if clause.polarity.negative != match.polarity.negative:
+        carriers = [(c, s) for score, c, s in pairs if concept in c.polarity.sides and score >= settings.align]
+        if carriers and all(not sides & c.polarity.sides[concept] for c, _ in carriers):
+            match, sentence = carriers[0]
+            return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\"", sentence)
+    if conflict := denial_conflict(clause, close):
+        match, sentence = conflict
         verb = "denies what the guide says" if clause.polarity.negative else "says what the guide denies"
         return ("polarity", f"{verb}: \"{match.text}\"", sentence)
+    return None
+
+
+def stems_of(words: list[str]) -> set[str]:
+    return {stem(w) for w in words} - {None}
+
+
+def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[Clause, Said] | None:
+    """The close chunk clause that turns this clause's denial round, unless another close clause agrees.
+
+    The contested words are what the negative one of the pair denies, where the other speaks of
+    them ("no operator accepts another's tickets" against "tickets are accepted on every bus"); a
+    clause of the same polarity speaking of as many of them outweighs it ("no buses run on
+    Sundays" beside "on Sundays it runs six times")."""
+    mine = clause.polarity.negative
+    if clause.polarity.exclusive:
+        return None
+    own = stems_of(clause.denied_words if mine else clause.free_words + clause.denied_words)
+    for other, sentence in close:
+        if other.polarity.negative == mine or other.polarity.exclusive:
+            continue
+        theirs = stems_of(other.free_words + other.denied_words)
+        contested = own & theirs if mine else stems_of(other.denied_words) & own
+        if not contested:
+            continue
+        agreeing = [
+            len(contested & stems_of(c.denied_words if mine else c.free_words + c.denied_words))
+            for c, _ in close
+            if c.polarity.negative == mine
+        ]
+        if max(agreeing, default=0) < len(contested):
+            return other, sentence
     return None
 
 
