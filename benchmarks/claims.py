@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -54,7 +55,7 @@ def answers(records: list[dict]) -> dict[str, list[dict]]:
 
 
 def run(retriever: Retriever, grouped: dict[str, list[dict]], settings: ClaimSettings, cold: bool = False):
-    """Each record with (flagged, reason), and the check's time per answer in ms."""
+    """Each record with (flagged, reason), and the check's time per answer in ms (wall, CPU)."""
     verdicts: dict[int, tuple[bool, str]] = {}
     times = []
     chunks = retriever.index.chunks
@@ -62,10 +63,10 @@ def run(retriever: Retriever, grouped: dict[str, list[dict]], settings: ClaimSet
         hits = prompt_hits(retriever.retrieve(question))
         text = " ".join(r["sentence"] for r in records)
         if cold:
-            claims.read_chunk.cache_clear()
-        start = time.perf_counter()
+            claims.READ_CHUNKS.clear()
+        start, cpu = time.perf_counter(), time.process_time()
         check = check_claims(text, hits, retriever.index.embedder, chunks=chunks, settings=settings)
-        times.append((time.perf_counter() - start) * 1000)
+        times.append(((time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000))
         reasons = {flag.sentence: f"{flag.kind}: {flag.reason}" for flag in check.flags}
         for record in records:
             (sentence,) = answer_sentences(record["sentence"])
@@ -122,9 +123,14 @@ def main(argv: list[str] | None = None) -> int:
             cells.append(f"{sum(r['label'] == 'unsupported' for r in part)} | {sum(r['label'] == 'supported' for r in part)}")
         print(f"  {check:12} {cells[0]:>10}   {cells[1]:>10}")
 
-    print(f"\ncheck time per answer, in process: warm p50 {statistics.median(warm):.1f} ms, p95 {percentile(warm, 95):.1f} ms, "
-          f"max {max(warm):.1f} ms; cold (each answer's chunks read afresh) p50 {statistics.median(cold):.1f} ms, "
-          f"p95 {percentile(cold, 95):.1f} ms, max {max(cold):.1f} ms")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"\ncheck time per answer, in process (load average {load:.1f}), wall / CPU ms:")
+    for name, measured in (("warm (chunks read by earlier answers)", warm), ("cold (each answer's chunks read afresh)", cold)):
+        cells = []
+        for n, label in ((0, "wall"), (1, "CPU")):
+            values = [t[n] for t in measured]
+            cells.append(f"{label} p50 {statistics.median(values):.1f}, p95 {percentile(values, 95):.1f}, max {max(values):.1f}")
+        print(f"  {name:42} {'; '.join(cells)}")
 
     if not args.no_curve:
         name, points = CURVE

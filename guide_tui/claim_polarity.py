@@ -71,6 +71,8 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "tide": (r"\blow tide\b", r"\bhigh tide\b"),
 }
 SIDES = {concept: (re.compile(yes), re.compile(no)) for concept, (yes, no) in OPPOSITES.items()}
+ANY_SIDE = re.compile("|".join(f"(?:{side})" for pair in OPPOSITES.values() for side in pair))
+"""Every side of every pair at once: most clauses take no side, and one search tells."""
 WORD = re.compile(r"[a-z0-9£][a-z0-9'-]*")
 
 
@@ -110,7 +112,7 @@ def polarity(clause: str) -> Polarity:
     spans: list[tuple[int, int]] = []
     flipping: set[int] = set()  # negators that turned a side word round ("isn't open" is "closed")
     denying: list[int] = []
-    for concept, (yes, no) in SIDES.items():
+    for concept, (yes, no) in SIDES.items() if ANY_SIDE.search(text) else ():
         for pattern, side in ((yes, 1), (no, -1)):
             for match in pattern.finditer(text):
                 before = [n for n in negators if n <= match.start()]

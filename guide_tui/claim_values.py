@@ -235,12 +235,23 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
 ]
 
 
+HINTS = {
+    "price": re.compile(r"£|\d|free|cost|charg|fee|pric|expens|meter|pay|nothing|penny"),
+    "duration": re.compile(r"min|hour|hr|day|night|week|month|year|half|quarter"),
+    "distance": re.compile(r"mile|met|km|kilomet|yard|feet|foot"),
+    "year": re.compile(r"\d|century"),
+}
+"""Words every match of a pattern contains: a sentence without them is not searched (the patterns are slow)."""
+
+
 def values_in(sentence: str) -> list[Value]:
     """Every value in the sentence, in order, each span read once by the first pattern that takes it."""
     lowered = sentence.replace("’", "'").lower()
     taken = [False] * len(lowered)
     found: list[Value] = []
     for kind, pattern in PATTERNS:
+        if kind in HINTS and not HINTS[kind].search(lowered):
+            continue
         for match in pattern.finditer(lowered):
             start, end = match.span()
             if any(taken[start:end]):

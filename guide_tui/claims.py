@@ -149,10 +149,10 @@ def capitalised_words(sentence: str) -> tuple[str | None, list[str]]:
     return None, [m.group() for m in words]
 
 
-def clauses_of(sentence: str) -> list[tuple[str, int]]:
-    """The sentence cut at commas, semicolons, dashes and joining words (never inside a value such as
-    "Fridays and Saturdays" or "between 11 and 3"), each piece with its offset."""
-    inside = [(v.start, v.start + len(v.text)) for v in values_in(sentence)]
+def clauses_of(sentence: str, values: list[Value]) -> list[tuple[str, int]]:
+    """The sentence cut at commas, semicolons, dashes and joining words (never inside one of its
+    values, such as "Fridays and Saturdays" or "between 11 and 3"), each piece with its offset."""
+    inside = [(v.start, v.start + len(v.text)) for v in values]
     pieces, position = [], 0
     for cut in CLAUSE_BREAK.finditer(sentence):
         if any(a < cut.start() < b or a < cut.end() < b for a, b in inside):
@@ -173,13 +173,15 @@ def masked(towns: TownNames, text: str) -> str:
     return towns.pattern.sub(lambda m: " " * len(m.group()), text)
 
 
-def canonical(text: str) -> str:
-    """The text with its values written one way ("costs nothing" -> "free", "an hour and a half" ->
-    "90 minutes", "fifty" -> "50"), so a paraphrase that rewrites a value stays close to its source."""
-    for value in reversed(values_in(text)):
+def canonical(text: str, values: list[Value], start: int = 0) -> str:
+    """The text (a sentence, or the piece of it from `start`) with its values written one way ("costs
+    nothing" -> "free", "an hour and a half" -> "90 minutes", "fifty" -> "50"), so a paraphrase that
+    rewrites a value stays close to its source."""
+    for value in reversed(values):
+        begin, end = value.start - start, value.start - start + len(value.text)
         written = canonical_value(value)
-        if written:
-            text = text[: value.start] + written + text[value.start + len(value.text) :]
+        if written and 0 <= begin and end <= len(text):
+            text = text[:begin] + written + text[end:]
     return text
 
 
@@ -270,21 +272,26 @@ def guides_of(chunks: tuple[Chunk, ...]) -> Guides:
 
 
 def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, towns: TownNames) -> list[Said]:
-    """Sentences cut into clauses, each with its values, polarity, words and vector (one encode call)."""
-    pieces = [clauses_of(text) for text in texts]
-    flat = [clause for clauses in pieces for clause, _ in clauses]
-    vectors = embedder.encode([canonical(masked(towns, t)) for t in texts + flat])
+    """Sentences cut into clauses, each with its values, polarity, words and vector (one encode call;
+    a sentence of one clause lends it its vector)."""
+    values = [values_in(text) for text in texts]
+    pieces = [clauses_of(text, found) for text, found in zip(texts, values)]
+    to_embed = [canonical(masked(towns, text), found) for text, found in zip(texts, values)]
+    for text, found, clauses in zip(texts, values, pieces):
+        if len(clauses) > 1:
+            to_embed += [canonical(masked(towns, clause), found, start) for clause, start in clauses]
+    vectors = embedder.encode(to_embed)
     sentence_vectors, clause_vectors = vectors[: len(texts)], iter(vectors[len(texts) :])
-    found = []
-    for text, where, clauses, vector in zip(texts, places, pieces, sentence_vectors):
-        values = values_in(text)
+    read_sentences = []
+    for text, where, found, clauses, vector in zip(texts, places, values, pieces, sentence_vectors):
         read_clauses = []
         for n, (clause, start) in enumerate(clauses):
             end = clauses[n + 1][1] if n + 1 < len(clauses) else len(text) + 1
-            mine = [v for v in values if start <= v.start < end]
-            read_clauses.append(read_clause(clause, start, mine, next(clause_vectors), towns))
-        found.append(Said(text, where, read_clauses, vector))
-    return found
+            mine = [v for v in found if start <= v.start < end]
+            clause_vector = next(clause_vectors) if len(clauses) > 1 else vector
+            read_clauses.append(read_clause(clause, start, mine, clause_vector, towns))
+        read_sentences.append(Said(text, where, read_clauses, vector))
+    return read_sentences
 
 
 def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, towns: TownNames) -> Clause:
@@ -327,13 +334,33 @@ def chunk_sentences(chunk: Chunk, town: str | None, towns: TownNames) -> tuple[l
     return texts, places
 
 
-@lru_cache(maxsize=256)
-def read_chunk(chunk: Chunk, guides: Guides, embedder: Embedder) -> list[Said]:
-    texts, places = chunk_sentences(chunk, guides.town_of_file.get(chunk.file), guides.towns)
-    found = read(texts, places, embedder, guides.towns)
-    for row, said in enumerate(found):
-        said.chunk, said.row = chunk, row
-    return found
+READ_CHUNKS: dict[tuple[Chunk, Guides, Embedder], list[Said]] = {}
+"""Chunks already read, per (chunk, Guides, Embedder): the index's chunks are few and never change."""
+MAX_READ_CHUNKS = 2048
+
+
+def read_chunks(chunks: list[Chunk], guides: Guides, embedder: Embedder) -> dict[Chunk, list[Said]]:
+    """Each chunk's sentences read: those not read before in one batch, a text held by several
+    guides (the shared "Practical notes") once, each copy with its own guide's town."""
+    missing = list(dict.fromkeys(c for c in chunks if (c, guides, embedder) not in READ_CHUNKS))
+    if len(READ_CHUNKS) + len(missing) > MAX_READ_CHUNKS:
+        READ_CHUNKS.clear()
+    firsts = list({chunk.body: chunk for chunk in reversed(missing)}.values())
+    texts, places, owners = [], [], []
+    for chunk in firsts:
+        chunk_texts, chunk_places = chunk_sentences(chunk, guides.town_of_file.get(chunk.file), guides.towns)
+        texts += chunk_texts
+        places += chunk_places
+        owners += [chunk] * len(chunk_texts)
+    by_body: dict[str, list[Said]] = {}
+    for said, chunk in zip(read(texts, places, embedder, guides.towns), owners):
+        by_body.setdefault(chunk.body, []).append(said)
+    for chunk in missing:
+        _, chunk_places = chunk_sentences(chunk, guides.town_of_file.get(chunk.file), guides.towns)
+        READ_CHUNKS[chunk, guides, embedder] = [
+            replace(said, places=where, chunk=chunk, row=row) for row, (said, where) in enumerate(zip(by_body[chunk.body], chunk_places))
+        ]
+    return {chunk: READ_CHUNKS[chunk, guides, embedder] for chunk in chunks}
 
 
 @lru_cache(maxsize=256)
@@ -357,7 +384,8 @@ class Verdict:
 
 def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder: Embedder, settings: ClaimSettings) -> Verdict:
     """The claim against the pooled sentences of some chunks (the shown chunks of the file it cites)."""
-    said = [s for chunk in chunks for s in read_chunk(chunk, guides, embedder)]
+    read_already = read_chunks(chunks, guides, embedder)
+    said = [s for chunk in chunks for s in read_already[chunk]]
     scores = np.array([claim.vector @ s.vector for s in said])
     best_any = said[int(np.argmax(scores))]
     in_values = {w for v in claim.values for w in CAPITALISED.findall(v.text)}
@@ -585,6 +613,7 @@ def check_claims(
         text = answer_text.strip()
         return ClaimCheck(False, flags=[Flag(text, "unrelated", "no sentence to check")] if text else [], invented_citations=invented)
     plains = [without_citations(c) for c in claims]
+    read_chunks([copy for pool in holder.values() for copy in pool], guides, embedder)  # one batch for the whole answer
     read_claims = read(plains, [frozenset(guides.towns.found_in(p)) for p in plains], embedder, guides.towns)
 
     citations: dict[str, Citation] = {}
