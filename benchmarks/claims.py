@@ -123,8 +123,8 @@ def main(argv: list[str] | None = None) -> int:
             cells.append(f"{sum(r['label'] == 'unsupported' for r in part)} | {sum(r['label'] == 'supported' for r in part)}")
         print(f"  {check:12} {cells[0]:>10}   {cells[1]:>10}")
 
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"\ncheck time per answer, in process (load average {load:.1f}), wall / CPU ms:")
+    load_average = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"\ncheck time per answer, in process (load average {load_average:.1f}), wall / CPU ms:")
     for name, measured in (("warm (chunks read by earlier answers)", warm), ("cold (each answer's chunks read afresh)", cold)):
         cells = []
         for n, label in ((0, "wall"), (1, "CPU")):
