@@ -64,6 +64,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"\bbad\b|\bpoor(?:ly)?\b|\bweak\b|\bpatchy\b|\bunreliable\b|\bunpleasant\b|\bunremarkable\b|\bawful\b|\bdispiriting\b",
     ),
     "enforced": (r"\benforced\b|\bstrict(?:ly)?\b", r"\badvisory\b|\boptional\b"),
+    "continuous": (r"\bcontinuous(?:ly)?\b|\bnon-?stop\b|\bunbroken\b|\buninterrupted\b", r"\bbreaks?\b|\binterrupted\b|\bpaused?\b"),
     "steady": (r"\bsteady\b|\bstable\b|\bconstant\b|\bunchanged\b", r"\bchanges?\b|\bvar(?:y|ies)\b|\bfluctuates?\b"),
     "size": (r"\blarg(?:e|er|est)\b|\bbig(?:ger|gest)?\b", r"\bsmall(?:er|est)?\b|\blittle\b"),
     "early": (r"\bearl(?:y|ier|iest)\b", r"\blate(?:r|st)?\b"),

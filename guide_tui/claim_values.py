@@ -49,7 +49,7 @@ PARTS_OF_DAY = {  # minutes after midnight, as (start, end) spans
 }  # fmt: skip
 """Night is left out: "other nights", "two nights", "weeknights" seldom mean a time of day."""
 NAMED_TIMES = {"noon": 720, "midday": 720, "midnight": 0}
-SYMBOLIC_TIMES = {"dusk": "dusk", "sunset": "dusk", "nightfall": "dusk", "dark": "dusk", "dawn": "dawn", "sunrise": "dawn", "first light": "dawn"}
+SYMBOLIC_TIMES = {"all day": "all day", "all night": "all night", "dusk": "dusk", "sunset": "dusk", "nightfall": "dusk", "dark": "dusk", "dawn": "dawn", "sunrise": "dawn", "first light": "dawn"}
 FREE = r"(?<![\w-])free(?![\w-])(?! of (?:steps|traffic|crowds))|costs? nothing|(?:at|for) no (?:cost|charge)|no charge|free of charge|for nothing|without charge|(?:doesn't|does not|won't) cost (?:anything|a penny)"
 CHARGED = (
     r"\bmetered\b|\bexpensive\b|\bpricey\b|\bcostly\b|\boverpriced\b|\b(?:an? )?(?:small |entry |entrance |admission )?fee\b"

@@ -60,6 +60,7 @@ FILLER = frozenset(
     from into onto through across toward towards within during except per via along around over under upon
     anywhere everywhere somewhere nowhere else anything everything something according guide guides
     plenty several lots altogether entirely completely fully totally fairly pretty
+    until till while whilst ago centuries decades ages
     """.split()
 )
 """Words a claim can add without adding a fact ("usually", "visitors", "you'll find")."""
@@ -74,7 +75,7 @@ class ClaimSettings:
     align: float = 0.55  # closeness at which a claim clause and a chunk clause are compared for polarity
     value_margin: float = 0.1  # a value must be in a sentence this close to the best one giving that kind of value
     added_words: int = 2  # words of one clause the chunk never uses that make it an added detail
-    similar_word: float = 0.65  # word-vector cosine at which a word counts as used by the chunk
+    similar_word: float = 0.45  # word-vector cosine at which a word counts as used ("last"~"final" 0.50; "boat"~"water" 0.35)
 
 
 DEFAULT_SETTINGS = ClaimSettings()
@@ -98,17 +99,35 @@ class Flag:
         }
 
 
+@dataclass(frozen=True)
+class Support:
+    """A sentence the check supported: as written, without its citations, its source, and the guide text it leaned on."""
+
+    sentence: str
+    claim: str
+    citation: Citation
+    document: str
+
+
 @dataclass
 class ClaimCheck:
     refused: bool
-    citations: list[Citation] = field(default_factory=list)
-    flags: list[Flag] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)  # the sentences not supported, each with why
     invented_citations: list[str] = field(default_factory=list)
-    supported: list[tuple[str, Chunk]] = field(default_factory=list)  # each supported sentence and its chunk
+    supported: list[Support] = field(default_factory=list)
 
     @property
     def unsupported(self) -> list[str]:
         return [flag.sentence for flag in self.flags]
+
+    @property
+    def citations(self) -> list[Citation]:
+        """One citation per chunk that supports a sentence, quoting the first sentence it supports, in answer order."""
+        return citations_of(self.supported)
+
+
+def citations_of(supported: list[Support]) -> list[Citation]:
+    return list({s.citation.chunk_id: s.citation for s in supported}.values())
 
 
 # ---------------------------------------------------------------- splitting the answer
@@ -427,12 +446,14 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
         else:
             verdict.problem = ("unrelated", f"no sentence of {where(chunks)} says this (closest {verdict.support:.2f})", best)
         return verdict
-    known = frozenset().union(*(chunk_words(chunk) for chunk in chunks))
+    leaned_on = {said[n].chunk for n in fits if scores[n] >= settings.related} | {best.chunk}
+    leaned_on |= {max((s for s in evidence), key=lambda s: closeness(clause, claim.vector, s)).chunk for clause in claim.clauses}
+    known = frozenset().union(*(chunk_words(chunk) for chunk in leaned_on))  # the chunks it leans on
     concepts = {concept for s in said for c in s.clauses for concept in c.polarity.sides}
     for clause in claim.clauses:
         added = [w for w in clause.free_words if stem(w) not in known and w not in known and not shares_root(w, known)]
         added = [w for w in added if not any(SIDES[c][0].search(w) or SIDES[c][1].search(w) for c in concepts)]
-        if len(added) >= settings.added_words:
+        if added:
             added = unlike(added, known, embedder, settings.similar_word)
         if len(added) >= settings.added_words:
             verdict.problem = ("added", f"adds what the guide does not say ({', '.join(added)})", best)
@@ -480,12 +501,13 @@ def value_problem(
             return None
     moved = next((s for s in elsewhere for v in s.values if value.matches(v)), None)
     if moved is not None:
-        return ("place", f"gives {describe(value)}, which the guide gives for {join(moved.places)}", moved)
+        return ("place", f'gives "{value.text}", which the guide gives for {join(moved.places)}', moved)
     if not holders:
-        return ("value", f"gives {describe(value)}, which the guide does not", related[0])
+        closest = max(related, key=lambda s: closeness(clause, claim.vector, s))
+        return ("value", f'gives {KIND_NAMES[value.kind]} ("{value.text}") the guide does not', closest)
     closest = max(holders, key=lambda s: closeness(clause, claim.vector, s))
     theirs = [v.text for v in closest.values if v.kind == value.kind]
-    return ("value", f"says {describe(value)} where the guide says {' / '.join(dict.fromkeys(theirs))}", closest)
+    return ("value", f'says "{value.text}" where the guide says "{" / ".join(dict.fromkeys(theirs))}"', closest)
 
 
 def pairing_problem(clause: Clause, related: list[Said]) -> tuple[str, str, Said] | None:
@@ -502,7 +524,7 @@ def pairing_problem(clause: Clause, related: list[Said]) -> tuple[str, str, Said
                 others = [v.text for v in c.values if v.kind == b.kind]
                 if others:
                     sentence = next(s for s in related if c in s.clauses)
-                    return ("value", f"gives {a.text} with {b.text}, where the guide gives it with {' / '.join(others)}", sentence)
+                    return ("value", f'gives "{a.text}" with "{b.text}", where the guide gives it with "{" / ".join(others)}"', sentence)
     return None
 
 
@@ -568,10 +590,10 @@ def mentions(chunk: Chunk, name: str) -> bool:
     return re.search(rf"\b{root}", chunk.text.replace("’", "'").lower()) is not None
 
 
-def describe(value: Value) -> str:
-    kinds = {"clock": "the time", "price": "the price", "duration": "the time", "distance": "the distance", "day": "the days",
-             "month": "the months", "year": "the date", "count": "the number", "ordinal": "", "ratio": "the share"}
-    return f"{kinds.get(value.kind, '')} {value.text}".strip()
+KIND_NAMES = {
+    "clock": "a time", "price": "a price", "duration": "a duration", "distance": "a distance", "day": "days",
+    "month": "months", "year": "a date", "count": "a number", "ordinal": "a position", "ratio": "a proportion",
+}  # fmt: skip
 
 
 def join(places) -> str:
@@ -611,12 +633,11 @@ def check_claims(
     claims = answer_sentences(answer_text)
     if not claims:
         text = answer_text.strip()
-        return ClaimCheck(False, flags=[Flag(text, "unrelated", "no sentence to check")] if text else [], invented_citations=invented)
+        return ClaimCheck(False, [Flag(text, "unrelated", "no sentence to check")] if text else [], invented)
     plains = [without_citations(c) for c in claims]
     read_chunks([copy for pool in holder.values() for copy in pool], guides, embedder)  # one batch for the whole answer
     read_claims = read(plains, [frozenset(guides.towns.found_in(p)) for p in plains], embedder, guides.towns)
 
-    citations: dict[str, Citation] = {}
     check = ClaimCheck(False, invented_citations=invented)
     for claim, plain, said in zip(claims, plains, read_claims):
         cited = [f for f in cited_files(claim) if f in holder]
@@ -625,18 +646,18 @@ def check_claims(
             continue
         if not said.places and len(cited) == 1 and cited[0] in guides.town_of_file:  # "The pubs serve food..." [guide_kestrelford.md]
             said.places = frozenset({guides.town_of_file[cited[0]]})
-        pools = [holder[f] for f in cited] or [shown]
+        pools = [holder[f] for f in cited or dict.fromkeys(chunk.file for chunk in shown)]
         verdicts = [judge(said, plain, pool, guides, embedder, settings) for pool in pools]
         passing = [v for v in verdicts if v.problem is None]
         if passing:
             verdict = max(passing, key=lambda v: v.support)
-            check.supported.append((claim, verdict.source.chunk))
             chunk = verdict.source.chunk
-            citations.setdefault(chunk.chunk_id, Citation(chunk.file, chunk.section, chunk.chunk_id, verdict.source.text))
+            citation = Citation(chunk.file, chunk.section, chunk.chunk_id, verdict.source.text)
+            document = "\n\n".join(c.text.strip() for c in pools[verdicts.index(verdict)])
+            check.supported.append(Support(claim, plain, citation, document))
             continue
         verdict = max(verdicts, key=lambda v: v.support)
         kind, reason, source = verdict.problem
         chunk = source.chunk
         check.flags.append(Flag(claim, kind, reason, Citation(chunk.file, chunk.section, chunk.chunk_id, source.text)))
-    check.citations = list(citations.values())
     return check
