@@ -218,6 +218,8 @@ def test_cli_ask_prints_the_model_answer_with_its_flagged_sentence(fake_ollama, 
     assert out.splitlines() == [
         f"{FAITHFUL} {INVENTED_SENTENCE}",
         f"Not supported by the guides: {INVENTED_SENTENCE}",
+        '  why: gives days ("Sunday") the guide does not; the guide: "The pubs in Kestrelford serve food from 12 to 2 '
+        'and again from 6 to 8:30." (guide_kestrelford.md, Eat and drink)',
         "Sources: guide_kestrelford.md (Eat and drink)",
     ]
 
