@@ -121,7 +121,9 @@ def polarity(clause: str) -> Polarity:
                 if before:
                     flipping.add(before[-1])
                 sides.setdefault(concept, set()).add(-side if denied else side)
-                said.setdefault(concept, ("not " if denied else "") + match.group())
+                wording = ("not " if denied else "") + match.group()
+                if len(wording) > len(said.get(concept, "")):  # the fullest wording: "around the clock", not "open"
+                    said[concept] = wording
                 spans.append(match.span())
                 if concept in DENYING_SIDES and side == -1:
                     denying.append(match.end())

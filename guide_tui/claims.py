@@ -56,11 +56,11 @@ FILLER = frozenset(
     though although however which that this these those what where when how way thing things lot lots bit part
     make makes made take takes took taking give gives given find found keep keeps kept put say says said yes no
     one ones quite very much many more most less least rather whole entire real actual main mostly mainly
-    do does did doing done be is are was were been being has have had having let lets plus either
+    do does did doing done be is are was were been being has have had having let lets plus
     from into onto through across toward towards within during except per via along around over under upon
     anywhere everywhere somewhere nowhere else anything everything something according guide guides
     plenty several lots altogether entirely completely fully totally fairly pretty
-    until till while whilst ago centuries decades ages
+    until till while whilst ago centuries decades ages all every each any both some either
     """.split()
 )
 """Words a claim can add without adding a fact ("usually", "visitors", "you'll find")."""
@@ -73,7 +73,7 @@ class ClaimSettings:
     support: float = 0.6  # cosine of a claim and its best sentence (or adjacent pair) of the chunk
     related: float = 0.45  # cosine at which a chunk sentence may lend the claim its values
     align: float = 0.55  # closeness at which a claim clause and a chunk clause are compared for polarity
-    value_margin: float = 0.1  # a value must be in a sentence this close to the best one giving that kind of value
+    value_margin: float = 0.1  # a value must be in a sentence this close to the closest one giving that kind of value
     added_words: int = 2  # words of one clause the chunk never uses that make it an added detail
     similar_word: float = 0.45  # word-vector cosine at which a word counts as used ("last"~"final" 0.50; "boat"~"water" 0.35)
 
@@ -192,15 +192,13 @@ def masked(towns: TownNames, text: str) -> str:
     return towns.pattern.sub(lambda m: " " * len(m.group()), text)
 
 
-def canonical(text: str, values: list[Value], start: int = 0) -> str:
-    """The text (a sentence, or the piece of it from `start`) with its values written one way ("costs
-    nothing" -> "free", "an hour and a half" -> "90 minutes", "fifty" -> "50"), so a paraphrase that
-    rewrites a value stays close to its source."""
+def canonical(text: str, values: list[Value]) -> str:
+    """The sentence with its values written one way ("costs nothing" -> "free", "an hour and a half" ->
+    "90 minutes", "fifty" -> "50"), so a paraphrase that rewrites a value stays close to its source."""
     for value in reversed(values):
-        begin, end = value.start - start, value.start - start + len(value.text)
         written = canonical_value(value)
-        if written and 0 <= begin and end <= len(text):
-            text = text[:begin] + written + text[end:]
+        if written:
+            text = text[: value.start] + written + text[value.start + len(value.text) :]
     return text
 
 
@@ -214,9 +212,18 @@ def canonical_value(value: Value) -> str | None:
         return f"{first:.0f} metres"
     if value.kind in ("count", "ordinal"):
         return f"{first:g}"
-    if value.kind == "clock" and len(value.readings) == 1 and not isinstance(first, str) and first[0] == first[1]:
-        return f"{first[0] // 60}:{first[0] % 60:02d}"
     return None
+
+
+def without_values(text: str, values: list[Value], start: int = 0) -> str:
+    """A clause (the piece of its sentence from `start`) with its values blanked out: what it is about,
+    so a wrong "7pm" does not pull a claim's clause towards another sentence that has 7pm (clauses
+    decide which sentence a value is looked for in; the values are compared one by one, exactly)."""
+    for value in values:
+        begin, end = max(value.start - start, 0), min(value.start - start + len(value.text), len(text))
+        if begin < end:
+            text = text[:begin] + " " * (end - begin) + text[end:]
+    return text
 
 
 # ---------------------------------------------------------------- reading sentences
@@ -292,22 +299,23 @@ def guides_of(chunks: tuple[Chunk, ...]) -> Guides:
 
 def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, towns: TownNames) -> list[Said]:
     """Sentences cut into clauses, each with its values, polarity, words and vector (one encode call;
-    a sentence of one clause lends it its vector)."""
+    a sentence of one clause and no value lends it its vector)."""
     values = [values_in(text) for text in texts]
     pieces = [clauses_of(text, found) for text, found in zip(texts, values)]
     to_embed = [canonical(masked(towns, text), found) for text, found in zip(texts, values)]
-    for text, found, clauses in zip(texts, values, pieces):
-        if len(clauses) > 1:
-            to_embed += [canonical(masked(towns, clause), found, start) for clause, start in clauses]
+    own = [len(clauses) > 1 or bool(found) for clauses, found in zip(pieces, values)]  # clauses needing their own vector
+    for found, clauses, needed in zip(values, pieces, own):
+        if needed:
+            to_embed += [without_values(masked(towns, clause), found, start) for clause, start in clauses]
     vectors = embedder.encode(to_embed)
     sentence_vectors, clause_vectors = vectors[: len(texts)], iter(vectors[len(texts) :])
     read_sentences = []
-    for text, where, found, clauses, vector in zip(texts, places, values, pieces, sentence_vectors):
+    for text, where, found, clauses, vector, needed in zip(texts, places, values, pieces, sentence_vectors, own):
         read_clauses = []
         for n, (clause, start) in enumerate(clauses):
             end = clauses[n + 1][1] if n + 1 < len(clauses) else len(text) + 1
             mine = [v for v in found if start <= v.start < end]
-            clause_vector = next(clause_vectors) if len(clauses) > 1 else vector
+            clause_vector = next(clause_vectors) if needed else vector
             read_clauses.append(read_clause(clause, start, mine, clause_vector, towns))
         read_sentences.append(Said(text, where, read_clauses, vector))
     return read_sentences
@@ -491,23 +499,28 @@ def value_problem(
 ) -> tuple[str, str, Said] | None:
     """Why the evidence does not give this value (None when a sentence about the same thing does).
 
-    Of the related sentences giving this kind of value, only those within value_margin of the
+    Of the related sentences giving this kind of value, only those within value_margin of the one
     closest to the clause count: "tours every half hour" is not supported by "the bus takes 30 minutes"."""
+    score = {id(s): closeness(clause, claim.vector, s) for s in related}
     holders = [s for s in related if any(v.kind == value.kind for v in s.values)]
     if holders:
-        score = {id(s): closeness(clause, claim.vector, s) for s in holders}
-        top = max(score.values())
-        if any(value.matches(v) for s in holders if score[id(s)] >= top - settings.value_margin for v in s.values):
+        top = max(score[id(s)] for s in holders)
+        margin = settings.value_margin if clause.free_words else 1.0  # "and not at all on Sundays" says nothing to rank by
+        if any(value.matches(v) for s in holders if score[id(s)] >= top - margin for v in s.values):
             return None
     moved = next((s for s in elsewhere for v in s.values if value.matches(v)), None)
     if moved is not None:
         return ("place", f'gives "{value.text}", which the guide gives for {join(moved.places)}', moved)
-    if not holders:
-        closest = max(related, key=lambda s: closeness(clause, claim.vector, s))
-        return ("value", f'gives {KIND_NAMES[value.kind]} ("{value.text}") the guide does not', closest)
-    closest = max(holders, key=lambda s: closeness(clause, claim.vector, s))
+    best = max(related, key=lambda s: score[id(s)])
+    closest = max(holders, key=lambda s: score[id(s)], default=None)
+    if closest is None or score[id(closest)] < score[id(best)] - settings.value_margin:  # only far-off sentences give one
+        return ("value", f'gives {KIND_NAMES[value.kind]} ("{value.text}") the guide does not', best)
     theirs = [v.text for v in closest.values if v.kind == value.kind]
     return ("value", f'says "{value.text}" where the guide says "{" / ".join(dict.fromkeys(theirs))}"', closest)
+
+
+def sentence_stems(sentence: Said) -> set[str]:
+    return stems_of([w for c in sentence.clauses for w in c.free_words + c.denied_words])
 
 
 def pairing_problem(clause: Clause, related: list[Said]) -> tuple[str, str, Said] | None:
@@ -552,6 +565,28 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
     return None
 
 
+QUALIFIERS = {"day", "month", "clock"}
+"""Kinds of value that scope a denial: "no buses run on Sundays" denies nothing about Mondays (the value
+check compares the days themselves)."""
+
+
+def same_occasion(negative: Clause, positive: Clause) -> bool:
+    """Could a denial scoped by days, months or times ("no buses run on Sundays") be about what the
+    other clause affirms? Not when that clause is silent about them or names others."""
+    for kind in {v.kind for v in negative.values} & QUALIFIERS:
+        theirs = [v for v in positive.values if v.kind == kind]
+        if not any(touches(a, b) for a in negative.values if a.kind == kind for b in theirs):
+            return False
+    return True
+
+
+def touches(a: Value, b: Value) -> bool:
+    """Do two values of a kind share a day, month or moment?"""
+    if a.kind in ("day", "month"):
+        return bool(a.readings[0] & b.readings[0])
+    return a.matches(b) or b.matches(a)
+
+
 def stems_of(words: list[str]) -> set[str]:
     return {stem(w) for w in words} - {None}
 
@@ -562,7 +597,8 @@ def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[C
     The contested words are what the negative one of the pair denies, where the other speaks of
     them ("no operator accepts another's tickets" against "tickets are accepted on every bus"); a
     clause of the same polarity speaking of as many of them outweighs it ("no buses run on
-    Sundays" beside "on Sundays it runs six times")."""
+    Sundays" beside "on Sundays it runs six times"; "the local bus covers two routes, each running
+    every 30 minutes" together agree with "the local buses run every half hour")."""
     mine = clause.polarity.negative
     if clause.polarity.exclusive:
         return None
@@ -571,15 +607,16 @@ def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[C
         if other.polarity.negative == mine or other.polarity.exclusive:
             continue
         theirs = stems_of(other.free_words + other.denied_words)
+        if len(theirs & stems_of(clause.free_words + clause.denied_words)) < 2:  # "no railway station" / "the old railway line"
+            continue
+        negative, positive = (clause, other) if mine else (other, clause)
+        if not same_occasion(negative, positive):  # "no buses on Sundays" against "buses run hourly on weekdays"
+            continue
         contested = own & theirs if mine else stems_of(other.denied_words) & own
         if not contested:
             continue
-        agreeing = [
-            len(contested & stems_of(c.denied_words if mine else c.free_words + c.denied_words))
-            for c, _ in close
-            if c.polarity.negative == mine
-        ]
-        if max(agreeing, default=0) < len(contested):
+        agreeing = set().union(*(stems_of(c.denied_words if mine else c.free_words + c.denied_words) for c, _ in close if c.polarity.negative == mine))
+        if len(contested & agreeing) < len(contested):
             return other, sentence
     return None
 
