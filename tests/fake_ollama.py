@@ -31,11 +31,24 @@ FAITHFUL = (
 )
 INVENTED_SENTENCE = "The pubs also serve a Sunday roast until 4pm [guide_kestrelford.md]."
 WRONG_CITATION_SENTENCE = "The pubs in Kestrelford serve food from 12 to 2 and again from 6 to 8:30 [guide_marchwood.md]."
+FIRST_FACT = "The pubs in Kestrelford serve food from 12 to 2 and again from 6 to 8:30 [guide_kestrelford.md]."
+FLIPPED = {
+    "flipped_time": "The Kestrelford bakery sells out by 11pm [guide_kestrelford.md].",  # 11am in the guide
+    "flipped_denial": "Outside those hours you can still get a meal in Kestrelford [guide_kestrelford.md].",  # nowhere
+    "moved_fact": "Elder Ness's pub also serves food from 12 to 2 and from 6 to 8:30 [guide_eating.md].",  # Kestrelford's hours
+}
+"""One wrong sentence each, after a faithful one: the failure kinds the claim check must catch."""
+PARAPHRASED = (
+    "Kestrelford's pubs do food from noon until 2pm and again from 6pm until half past eight. [guide_kestrelford.md] "
+    "Apart from those hours there is nowhere in Kestrelford to eat [guide_kestrelford.md]."
+)
 ANSWERS = {
     "faithful": FAITHFUL,
     "invented_claim": f"{FAITHFUL} {INVENTED_SENTENCE}",
     "wrong_citation": WRONG_CITATION_SENTENCE,
     "refusal_with_citation": "I don't have enough information about that. [guide_kestrelford.md]",
+    "paraphrased": PARAPHRASED,
+    **{name: f"{FIRST_FACT} {wrong}" for name, wrong in FLIPPED.items()},
 }
 """Scenarios that stream a canned answer (a test may add one with monkeypatch.setitem)."""
 FAULTS = {
