@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 NEGATORS = frozenset("not no never none nothing nowhere nobody neither nor without cannot rarely seldom hardly barely absence lack lacks".split())
 """Words that deny what follows them in their clause; so does any word ending in "n't"."""
+NEGATING_PHRASES = re.compile(r"\brather than\b|\binstead of\b")
+"""Phrases that deny what follows: "match Marchwood rather than village levels", "footpaths instead of pavements"."""
 NOT_NEGATING = re.compile(
     r"\b(?:no|not|nowhere|nothing|none)\b(?=(?:\s+[a-z'-]+){0,6}?\s+(?:more|further|longer|later|less) than\b)|\bnot (?:only|just)\b|\bno,"
     r"|\bnothing else\b|\bnot much\b|\bno other\b"
@@ -64,6 +66,11 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"\bbad\b|\bpoor(?:ly)?\b|\bweak\b|\bpatchy\b|\bunreliable\b|\bunpleasant\b|\bunremarkable\b|\bawful\b|\bdispiriting\b",
     ),
     "enforced": (r"\benforced\b|\bstrict(?:ly)?\b", r"\badvisory\b|\boptional\b"),
+    "condition": (
+        r"\bmoderni[sz]ed\b|\brenovated\b|\brestored\b|\brefurbished\b|\bwell[- ]kept\b|\bimmaculate\b",
+        r"\bfaded\b|\bshabby\b|\brun-down\b|\bneglected\b|\bdilapidated\b|\btired\b",
+    ),
+    "icy": (r"\bices? over\b|\bicy\b|\biced\b|\bfreezes?\b|\bfrozen over\b", r"\bclear of ice\b|\bice-free\b|\bfree of ice\b|\bthawed\b"),
     "continuous": (r"\bcontinuous(?:ly)?\b|\bnon-?stop\b|\bunbroken\b|\buninterrupted\b", r"\bbreaks?\b|\binterrupted\b|\bpaused?\b"),
     "steady": (r"\bsteady\b|\bstable\b|\bconstant\b|\bunchanged\b", r"\bchanges?\b|\bvar(?:y|ies)\b|\bfluctuates?\b"),
     "size": (r"\blarg(?:e|er|est)\b|\bbig(?:ger|gest)?\b", r"\bsmall(?:er|est)?\b|\blittle\b"),
@@ -107,7 +114,7 @@ def polarity(clause: str) -> Polarity:
     text = normalised(clause)
     kept = NOT_NEGATING.sub(lambda m: " " * len(m.group()), text)
     words = [(m.group(), m.start(), m.end()) for m in WORD.finditer(kept)]
-    negators = [end for word, _, end in words if is_negator(word)]
+    negators = sorted([end for word, _, end in words if is_negator(word)] + [m.end() for m in NEGATING_PHRASES.finditer(kept)])
     sides: dict[str, set[int]] = {}
     said: dict[str, str] = {}
     spans: list[tuple[int, int]] = []

@@ -165,9 +165,13 @@ def day_set(text: str) -> frozenset[int]:
 
 
 def months_of(name: str) -> tuple[frozenset[int], bool]:
-    """(the months, whether a season named them) of one month or season name."""
-    name = re.sub(r"^(?:early|late|mid)[- ]", "", name)
+    """(the months, whether a season named them) of one month or season name; "late spring" is May."""
+    part = re.match(r"(early|late|mid)[- ]", name)
+    name = name[part.end() :] if part else name
     if name in SEASONS:
+        months = sorted(SEASONS[name], key=lambda m: (m - 3) % 12)  # in season order: December before January
+        if part and len(months) == 3 and name not in ("easter", "midsummer", "high summer"):
+            return frozenset({months[{"early": 0, "mid": 1, "late": 2}[part.group(1)]]}), False
         return SEASONS[name], True
     return frozenset({MONTHS.index(name) + 1}), False
 

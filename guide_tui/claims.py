@@ -554,9 +554,10 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
         return None
     close = [(c, s) for score, c, s in pairs if score >= max(top - 0.1, settings.align)]
     for concept, sides in clause.polarity.sides.items():
-        carriers = [(c, s) for score, c, s in pairs if concept in c.polarity.sides and score >= settings.align]
-        if carriers and all(not sides & c.polarity.sides[concept] for c, _ in carriers):
-            match, sentence = carriers[0]
+        carriers = sorted(((score, c, s) for score, c, s in pairs if concept in c.polarity.sides and score >= settings.related), key=lambda p: -p[0])
+        near = [(c, s) for score, c, s in carriers if score >= carriers[0][0] - 0.05] if carriers else []
+        if near and all(not sides & c.polarity.sides[concept] for c, _ in near):  # the closest clauses taking a side all take the other
+            match, sentence = near[0]
             return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\"", sentence)
     if conflict := denial_conflict(clause, close):
         match, sentence = conflict

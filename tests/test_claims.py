@@ -193,7 +193,7 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "value", ['"every day, Tuesdays included"', '"every day except Tuesdays"'], None),
         # an opposite property
         ("Can I get around Halden Bay with a pushchair?", "Halden Bay's lanes are step-free, so getting about with a pushchair is easy [guide_accessibility.md].",
-         "polarity", ['"step-free"', '"stepped"'], "**Halden Bay** is laid out on three levels linked by stepped lanes."),
+         "polarity", ['"step-free"', '"stepped"'], "The stepped lanes are difficult with luggage or a pushchair, and a wheelchair is harder still."),
         ("Is food cheaper away from the riverside in Brightwater?", "Food on Corry Lane costs about a third more than on Brightwater's riverside [guide_eating.md].",
          "polarity", ['"costs about a third more"', '"costs about a third less"'], None),
         ("Is parking difficult in Halden Bay?", "From the overflow car park it's a 12-minute walk downhill into Halden Bay [guide_halden_bay.md].",
