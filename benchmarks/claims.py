@@ -34,7 +34,13 @@ from guide_tui.retrieval import Retriever  # noqa: E402
 
 SENTENCES = ROOT / "tests" / "data" / "claim_sentences.jsonl"
 HALVES = ("design", "held-out")
-CURVE = ("support", [0.45, 0.5, 0.55, 0.6, 0.65, 0.7])
+CURVES = {
+    "support": [0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75],
+    "align": [0.45, 0.5, 0.55, 0.6, 0.65],
+    "added_words": [1, 2, 3],
+    "similar_word": [0.35, 0.45, 0.55, 0.65],
+}
+"""Settings whose trade-off --curve prints (each moved alone, the others at their defaults)."""
 
 
 def half_of(record: dict) -> str:
@@ -90,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--show", choices=[*HALVES, "all"], help="print every sentence of a half with its verdict")
     parser.add_argument("--sentences", type=Path, default=SENTENCES)
-    parser.add_argument("--no-curve", action="store_true")
+    parser.add_argument("--curve", choices=[*CURVES, "none"], default="support", help="the setting whose trade-off to print")
     args = parser.parse_args(argv)
 
     records = load(args.sentences)
@@ -132,19 +138,17 @@ def main(argv: list[str] | None = None) -> int:
             cells.append(f"{label} p50 {statistics.median(values):.1f}, p95 {percentile(values, 95):.1f}, max {max(values):.1f}")
         print(f"  {name:42} {'; '.join(cells)}")
 
-    if not args.no_curve:
-        name, points = CURVE
+    if args.curve != "none":
+        name, points = args.curve, CURVES[args.curve]
         print(f"\ntrade-off: ClaimSettings.{name} (default {getattr(DEFAULT_SETTINGS, name)})")
-        print(f"  {name:>8} " + " ".join(f"{h + ' wrong/right':>26}" for h in (*HALVES, "all")))
+        print(f"  {name:>12} " + " ".join(f"{h + ' wrong / right flagged':>32}" for h in (*HALVES, "all")))
         for point in points:
             moved, _ = run(retriever, grouped, replace(DEFAULT_SETTINGS, **{name: point}))
             cells = []
-            for part in ([r for r in records if half_of(r) == h] for h in HALVES), records:
-                pass
             for part in [[r for r in records if half_of(r) == h] for h in HALVES] + [records]:
                 caught, false = rates(part, moved)
-                cells.append(f"{caught.split()[1]} / {false.split()[1]}")
-            print(f"  {point:>8} " + " ".join(f"{c:>26}" for c in cells))
+                cells.append(f"{caught.split()[0]} {caught.split()[1]} / {false.split()[0]} {false.split()[1]}")
+            print(f"  {point:>12} " + " ".join(f"{c:>32}" for c in cells))
 
     if args.show:
         print()

@@ -33,6 +33,8 @@ SOME = rf"(?:{NUMBER}|an?|one)"  # "an hour", "a day"
 DURATION_UNITS = {"minute": 1, "min": 1, "hour": 60, "hr": 60, "day": 1440, "night": 1440, "week": 10080, "month": 43800, "year": 525600}
 DISTANCE_UNITS = {"mile": 1609.0, "metre": 1.0, "meter": 1.0, "m": 1.0, "km": 1000.0, "kilometre": 1000.0, "kilometer": 1000.0, "yard": 0.9144, "foot": 0.3048, "feet": 0.3048}
 DISTANCE_TOLERANCE = 0.1  # "about 10 km" restates "six miles"
+HEDGE = 0.25  # how far "just under" / "nearly" / "just over" may be from the amount it names
+HEDGED = re.compile(r"(?:just|a little|a bit|slightly) (under|over|less than|more than)\s*$|(nearly|almost)\s*$")
 
 WEEKDAYS = [d.lower() for d in WEEKDAY_NAMES]
 MONTHS = [m.lower() for m in MONTH_NAMES]
@@ -82,6 +84,7 @@ class Value:
     is_range: bool = False  # "from May to September": the claim states both ends, not a part
     negative: bool = False  # "closed on Mondays", "no buses on Sundays" (set by the caller from polarity)
     loose: bool = False  # a season in a claim: overlapping the evidence is enough
+    hedge: str = ""  # "under" / "over" for "just under half an hour", "nearly an hour", "just over a mile"
 
     def matches(self, other: Value) -> bool:
         """Does `other` (in the evidence) state this value (in the claim)?"""
@@ -96,6 +99,9 @@ class Value:
             if self.is_range:
                 return mine == theirs
             return bool(mine & theirs) if self.loose else mine <= theirs
+        if self.hedge and self.kind in ("duration", "distance", "count"):  # "just under half an hour" is 25 minutes
+            low, high = (1 - HEDGE, 1.0) if self.hedge == "under" else (1.0, 1 + HEDGE)
+            return any(a * low <= b <= a * high for a in self.readings for b in other.readings)
         if self.kind == "distance":
             return any(abs(a - b) <= DISTANCE_TOLERANCE * max(a, b) for a in self.readings for b in other.readings)
         if self.kind == "price" and None in self.readings + other.readings:  # an unstated charge: any price but free
@@ -205,7 +211,7 @@ MERIDIEM = r"\s?(?:am|pm|a\.m\.|p\.m\.)"
 PATTERNS: list[tuple[str, re.Pattern]] = [
     # order matters: an earlier pattern's span is not read again by a later one
     ("clock", re.compile(rf"\b(?:half past|(?:a )?quarter (?:past|to)) (?:{NUMBER}|\d{{1,2}})\b(?:{MERIDIEM}| (?:in the (?:morning|afternoon|evening)|at night))?")),
-    ("price", re.compile(rf"£\s?\d+(?:\.\d{{2}})?|\b\d+(?:\.\d{{2}})? (?:pounds?|pence)\b|\b\d+p\b|{FREE}|{CHARGED}")),
+    ("price", re.compile(rf"£\s?\d+(?:\.\d{{2}})?|\b(?:\d+(?:\.\d{{2}})?|{NUMBER}) (?:pounds?|quid|pence)\b|\b\d+p\b|{FREE}|{CHARGED}")),
     ("year", re.compile(
         r"\b(?:1[0-9]|20)\d0s\b|\b(?:1[0-9]|20)\d\d\b(?!\s*(?:pounds|people|residents|cars|metres|miles|beds))"
         r"|\b\d{1,2}(?:st|nd|rd|th)[- ]century\b"
@@ -240,7 +246,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
 
 
 HINTS = {
-    "price": re.compile(r"£|\d|free|cost|charg|fee|pric|expens|meter|pay|nothing|penny"),
+    "price": re.compile(r"£|\d|free|cost|charg|fee|pric|expens|meter|pay|nothing|penny|pound|quid|pence"),
     "duration": re.compile(r"min|hour|hr|day|night|week|month|year|half|quarter"),
     "distance": re.compile(r"mile|met|km|kilomet|yard|feet|foot"),
     "year": re.compile(r"\d|century"),
@@ -264,7 +270,15 @@ def values_in(sentence: str) -> list[Value]:
             if values:
                 taken[start:end] = [True] * (end - start)
                 found.extend(values)
-    return with_exceptions(sorted(found, key=lambda v: v.start))
+    return with_exceptions([hedged(v, lowered) for v in sorted(found, key=lambda v: v.start)])
+
+
+def hedged(value: Value, lowered: str) -> Value:
+    """The value marked "under" or "over" when the words before it say it is not exact."""
+    said = HEDGED.search(lowered[max(0, value.start - 20) : value.start])
+    if not said or value.kind not in ("duration", "distance", "count"):
+        return value
+    return replace(value, hedge="over" if (said.group(1) or "") in ("over", "more than") else "under")
 
 
 def with_exceptions(values: list[Value]) -> list[Value]:
@@ -286,8 +300,8 @@ def read(kind: str, lowered: str, written: str, start: int) -> list[Value]:
     if kind == "price":
         if re.fullmatch(FREE, lowered):
             return [Value(kind, written, (0.0,), start)]
-        amount = re.search(r"\d+(?:\.\d+)?", lowered)
-        pounds = None if amount is None else float(amount.group()) / (100 if re.search(r"pence|\dp$", lowered) else 1)
+        amount = re.match(rf"£?\s?(\d+(?:\.\d+)?|{NUMBER})", lowered)
+        pounds = None if amount is None else number(amount.group(1)) / (100 if re.search(r"pence|\dp$", lowered) else 1)
         return [Value(kind, written, (pounds,), start)]
     if kind == "ratio":
         return [Value(kind, written, (FRACTIONS[lowered],), start)]

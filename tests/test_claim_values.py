@@ -39,6 +39,9 @@ def only(text: str):
         ("in July", "in summer"),
         ("in summer", "in July and August"),  # a season in a claim: overlapping is enough
         ("forty cars", "40 cars"),
+        ("for two pounds", "for £2"),
+        ("just under half an hour", "25 minutes"),  # a hedged value is not exact
+        ("late spring", "in May"),
     ],
 )
 def test_a_value_restated_another_way_matches(claim, source):
@@ -65,6 +68,9 @@ def test_a_value_restated_another_way_matches(claim, source):
         ("from April to October", "from March to November"),
         ("all year round", "between Easter and September"),
         ("on Sundays", "on weekdays"),
+        ("three pounds", "£2"),
+        ("just under half an hour", "40 minutes"),
+        ("in early spring", "in late spring"),
     ],
 )
 def test_a_changed_value_does_not_match(claim, source):
@@ -94,6 +100,7 @@ def test_words_that_look_like_days_or_numbers_are_not_values():
         ("Nowhere in the town is more than ten minutes' walk away", False),
         ("The lighthouse isn't open to the public", False),  # the negator turned "open" round instead
         ("No, the line closed in 1963", False),  # an answering "No,"
+        ("Prices match Marchwood rather than village levels", True),
     ],
 )
 def test_denials_are_read_from_the_negators(clause, negative):
