@@ -250,6 +250,12 @@ HINTS = {
     "duration": re.compile(r"min|hour|hr|day|night|week|month|year|half|quarter"),
     "distance": re.compile(r"mile|met|km|kilomet|yard|feet|foot"),
     "year": re.compile(r"\d|century"),
+    "ratio": re.compile(r"third|quarter|half|twice|double|times"),
+    "month": re.compile(rf"{'|'.join(m[:3] for m in MONTHS)}|spring|summer|autumn|fall|winter|easter|year|month"),
+    "day": re.compile(r"day|daily|week|night|evening|mon|tue|wed|thu|fri|sat|sun"),
+    "clock": re.compile(r"\d|noon|midday|midnight|dusk|dawn|sun|nightfall|dark|morning|afternoon|evening|night|lunch|all day|past|quarter"),
+    "ordinal": re.compile(r"second|third|fourth|fifth|sixth|seventh|eighth|\d(?:st|nd|rd|th)"),
+    "count": re.compile(r"\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|dozen|hundred|thousand|once|twice"),
 }
 """Words every match of a pattern contains: a sentence without them is not searched (the patterns are slow)."""
 

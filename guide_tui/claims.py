@@ -2,20 +2,22 @@
 
 A language model can state things its documents never said, turn a fact round, or cite a
 file it was never shown. Each sentence of the answer is checked against its evidence: the
-prompt's chunks (those within the cutoff) that it cites, where citing any guide that holds
-a shown chunk's text word for word counts (the towns' shared "Practical notes"), or every
-prompt chunk when it cites none. Against one chunk of its evidence a sentence is supported
-when all of these hold, else it is flagged with the first that failed:
-  - name:      every capitalised name it uses is in the chunk;
+prompt's chunks (those within the cutoff) of the guide it cites, where citing any guide that
+holds a shown chunk's text word for word counts (the towns' shared "Practical notes"), or, when
+it cites none, of any one guide shown. Against that evidence a sentence is supported when all
+of these hold, else it is flagged with the first that failed (a Flag says which and why, with
+the guide sentence it was compared with):
+  - name:      every capitalised name it uses is in the evidence;
   - place:     the sentences it leans on are about the town it names (a fact of Halden Bay's
                told of Pellew Sands is not supported by a region-wide guide naming both);
   - value:     each time, price, duration, distance, day, month, year and count it states
-               (claim_values: read with its unit, so 7pm is not 7am and "fifty" is 50) is
-               given by a related sentence of the chunk, ranges end to end;
-  - polarity:  each clause agrees with the clause of the chunk it matches best on what is
-               denied and on the side of each opposite pair (claim_polarity);
-  - unrelated: it is close in meaning to a sentence of the chunk (or two adjacent ones);
-  - added:     no clause brings in several words the chunk never uses (a café on the pier).
+               (claim_values: read with its unit, so 7pm is not 7am and "fifty" is 50) is given
+               by a sentence about the same thing, ranges end to end, and values the claim ties
+               together in a clause are not tied to other values by the guide;
+  - polarity:  each clause agrees with the guide clauses it matches best on what is denied and
+               on the side of each opposite pair (claim_polarity: step-free/stepped, open/closed...);
+  - unrelated: it is close in meaning to a sentence of the evidence (or two adjacent ones);
+  - added:     no clause brings in several words the evidence never uses (a café on the pier).
 Cited files that were not shown (nor hold a shown text) are "invented citations". An answer
 that is the refusal sentence (even with a citation attached) is a refusal with no source.
 The thresholds are ClaimSettings, measured with benchmarks/claims.py on the labelled
@@ -260,7 +262,6 @@ class Said:
     clauses: list[Clause]
     vector: np.ndarray
     chunk: Chunk | None = None  # the chunk it comes from (None for the answer's sentences)
-    row: int = 0  # its place in the chunk
 
     @property
     def values(self) -> list[Value]:
@@ -385,7 +386,7 @@ def read_chunks(chunks: list[Chunk], guides: Guides, embedder: Embedder) -> dict
     for chunk in missing:
         _, chunk_places = chunk_sentences(chunk, guides.town_of_file.get(chunk.file), guides.towns)
         READ_CHUNKS[chunk, guides, embedder] = [
-            replace(said, places=where, chunk=chunk, row=row) for row, (said, where) in enumerate(zip(by_body[chunk.body], chunk_places))
+            replace(said, places=where, chunk=chunk) for said, where in zip(by_body[chunk.body], chunk_places)
         ]
     return {chunk: READ_CHUNKS[chunk, guides, embedder] for chunk in chunks}
 
@@ -455,8 +456,17 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
             verdict.problem = ("unrelated", f"no sentence of {where(chunks)} says this (closest {verdict.support:.2f})", best)
         return verdict
     leaned_on = {said[n].chunk for n in fits if scores[n] >= settings.related} | {best.chunk}
-    leaned_on |= {max((s for s in evidence), key=lambda s: closeness(clause, claim.vector, s)).chunk for clause in claim.clauses}
-    known = frozenset().union(*(chunk_words(chunk) for chunk in leaned_on))  # the chunks it leans on
+    leaned_on |= {max(evidence, key=lambda s: closeness(clause, claim.vector, s)).chunk for clause in claim.clauses}
+    if added := added_words(claim, leaned_on, said, embedder, settings):
+        verdict.problem = ("added", f"adds what the guide does not say ({', '.join(added)})", best)
+    return verdict
+
+
+def added_words(claim: Said, leaned_on: set[Chunk], said: list[Said], embedder: Embedder, settings: ClaimSettings) -> list[str]:
+    """The words of a claim clause that bring in something the chunks it leans on never say (none when
+    fewer than settings.added_words): not the same word, stem or root, no opposite-pair word of a
+    pair the chunks use, nothing the chunks use close in meaning."""
+    known = frozenset().union(*(chunk_words(chunk) for chunk in leaned_on))
     concepts = {concept for s in said for c in s.clauses for concept in c.polarity.sides}
     for clause in claim.clauses:
         added = [w for w in clause.free_words if stem(w) not in known and w not in known and not shares_root(w, known)]
@@ -464,9 +474,8 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
         if added:
             added = unlike(added, known, embedder, settings.similar_word)
         if len(added) >= settings.added_words:
-            verdict.problem = ("added", f"adds what the guide does not say ({', '.join(added)})", best)
-            return verdict
-    return verdict
+            return added
+    return []
 
 
 def shares_root(word: str, known: frozenset[str]) -> bool:
@@ -478,9 +487,22 @@ def shares_root(word: str, known: frozenset[str]) -> bool:
 def unlike(words: list[str], known: frozenset[str], embedder: Embedder, similar: float) -> list[str]:
     """The words no word of the chunk is close to in meaning ("fast" is close to "quickly")."""
     vocabulary = sorted(w for w in known if w.isalpha())
-    vectors = embedder.encode(words + vocabulary)
-    best = (vectors[: len(words)] @ vectors[len(words) :].T).max(axis=1)
+    mine, theirs = word_vectors(words, embedder), word_vectors(vocabulary, embedder)
+    best = (mine @ theirs.T).max(axis=1) if len(vocabulary) else np.zeros(len(words))
     return [w for w, score in zip(words, best) if score < similar]
+
+
+WORD_VECTORS: dict[tuple[str, Embedder], np.ndarray] = {}
+"""Single words already embedded: a chunk's vocabulary is compared again with every new claim."""
+
+
+def word_vectors(words: list[str], embedder: Embedder) -> np.ndarray:
+    missing = [w for w in dict.fromkeys(words) if (w, embedder) not in WORD_VECTORS]
+    if len(WORD_VECTORS) + len(missing) > 50_000:
+        WORD_VECTORS.clear()
+    for word, vector in zip(missing, embedder.encode(missing)):
+        WORD_VECTORS[word, embedder] = vector
+    return np.array([WORD_VECTORS[w, embedder] for w in words]).reshape(len(words), embedder.dims)
 
 
 def where(chunks: list[Chunk]) -> str:
@@ -519,10 +541,6 @@ def value_problem(
     return ("value", f'says "{value.text}" where the guide says "{" / ".join(dict.fromkeys(theirs))}"', closest)
 
 
-def sentence_stems(sentence: Said) -> set[str]:
-    return stems_of([w for c in sentence.clauses for w in c.free_words + c.denied_words])
-
-
 def pairing_problem(clause: Clause, related: list[Said]) -> tuple[str, str, Said] | None:
     """Two values the claim ties together in one clause that the guide ties to other values
     ("every 15 minutes on weekdays" where the guide says "every 15 minutes at weekends")."""
@@ -542,10 +560,11 @@ def pairing_problem(clause: Clause, related: list[Said]) -> tuple[str, str, Said
 
 
 def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: ClaimSettings) -> tuple[str, str, Said] | None:
-    """A denial or a side of an opposite pair that the chunk clauses this clause matches best turn round.
+    """A side of an opposite pair, or a denial, that the chunk clauses this clause matches best turn round.
 
-    Closeness counts the clause and the whole claim sentence; every evidence clause within 0.05 of
-    the closest must disagree, so a near tie between a matching and a clashing clause is no flag."""
+    Closeness counts the clause and the whole claim sentence. A side conflicts when the closest
+    related clauses taking a side on that pair (within 0.05 of each other) all take the other one;
+    a denial is weighed by denial_conflict among the clauses within 0.1 of the closest."""
     pairs = [((float(c.vector @ clause.vector) + float(claim.vector @ s.vector)) / 2, c, s) for s in fits for c in s.clauses]
     if not pairs:
         return None
