@@ -62,7 +62,7 @@ FILLER = frozenset(
     from into onto through across toward towards within during except per via along around over under upon
     anywhere everywhere somewhere nowhere else anything everything something according guide guides
     plenty several lots altogether entirely completely fully totally fairly pretty
-    until till while whilst ago centuries decades ages all every each any both some either
+    until till while whilst ago centuries decades ages all every each any both some either apart besides
     """.split()
 )
 """Words a claim can add without adding a fact ("usually", "visitors", "you'll find")."""
