@@ -130,9 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {check:12} {cells[0]:>10}   {cells[1]:>10}")
 
     load_average = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    reference = retrieval_ms(retriever, list(grouped))
-    print(f"\ncheck time per answer, in process (load average {load_average:.1f}; for scale, retrieval of the same "
-          f"questions took p50 {reference:.2f} ms here, 0.89 ms on the quiet build box), wall / CPU ms:")
+    print(f"\ncheck time per answer, in process (load average {load_average:.1f}), wall / CPU ms:")
     for name, measured in (("warm (chunks read by earlier answers)", warm), ("cold (each answer's chunks read afresh)", cold)):
         cells = []
         for n, label in ((0, "wall"), (1, "CPU")):
@@ -164,17 +162,6 @@ def main(argv: list[str] | None = None) -> int:
             if reason:
                 print(f"      {reason}")
     return 0
-
-
-def retrieval_ms(retriever: Retriever, questions: list[str]) -> float:
-    """Median wall time of retrieve() over the questions, five times each: how loaded the machine is."""
-    times = []
-    for _ in range(5):
-        for question in questions:
-            start = time.perf_counter()
-            retriever.retrieve(question)
-            times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
 
 
 def percentile(values: list[float], q: int) -> float:
