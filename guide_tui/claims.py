@@ -402,7 +402,7 @@ def chunk_words(chunk: Chunk) -> frozenset[str]:
 
 
 @dataclass
-class Verdict:
+class Judgement:
     """One sentence against its evidence: its support, the sentence it leans on, and the first problem."""
 
     support: float
@@ -410,7 +410,7 @@ class Verdict:
     problem: tuple[str, str, Said] | None = None  # (kind, reason, the evidence sentence it was compared with)
 
 
-def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder: Embedder, settings: ClaimSettings) -> Verdict:
+def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder: Embedder, settings: ClaimSettings) -> Judgement:
     """The claim against the pooled sentences of some chunks (the shown chunks of the file it cites)."""
     read_already = read_chunks(chunks, guides, embedder)
     said = [s for chunk in chunks for s in read_already[chunk]]
@@ -419,17 +419,17 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
     in_values = {w for v in claim.values for w in CAPITALISED.findall(v.text)}
     missing = [n for n in names_in(plain, guides.names) if n not in in_values and not any(mentions(chunk, n) for chunk in chunks)]
     if missing:
-        return Verdict(float(scores.max()), best_any, ("name", f"names {', '.join(missing)}, which {where(chunks)} never mentions", best_any))
+        return Judgement(float(scores.max()), best_any, ("name", f"names {', '.join(missing)}, which {where(chunks)} never mentions", best_any))
     fits = [n for n, s in enumerate(said) if not claim.places or not s.places or claim.places & s.places]
     if not fits:
-        return Verdict(float(scores.max()), best_any, ("place", f"{where(chunks)} says nothing about {join(claim.places)}", best_any))
+        return Judgement(float(scores.max()), best_any, ("place", f"{where(chunks)} says nothing about {join(claim.places)}", best_any))
     support = [float(scores[n]) for n in fits]
     for a, b in zip(fits, fits[1:]):
         if b == a + 1 and said[a].chunk is said[b].chunk:
             pair = said[a].vector + said[b].vector
             support.append(float(claim.vector @ pair / (np.linalg.norm(pair) or 1.0)))
     best = said[max(fits, key=lambda n: scores[n])]
-    verdict = Verdict(max(support), best)
+    judgement = Judgement(max(support), best)
     elsewhere = [said[n] for n in range(len(said)) if n not in fits]
 
     related = {n for n in fits if scores[n] >= settings.related}
@@ -439,27 +439,27 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
     for clause in claim.clauses:
         for value in clause.values:
             if problem := value_problem(value, clause, claim, evidence, elsewhere, settings):
-                verdict.problem = problem
-                return verdict
+                judgement.problem = problem
+                return judgement
         if problem := pairing_problem(clause, evidence):
-            verdict.problem = problem
-            return verdict
+            judgement.problem = problem
+            return judgement
     for clause in claim.clauses:
         if problem := polarity_problem(clause, claim, [said[n] for n in fits], settings):
-            verdict.problem = problem
-            return verdict
-    if verdict.support < settings.support:
+            judgement.problem = problem
+            return judgement
+    if judgement.support < settings.support:
         moved = max(elsewhere, key=lambda s: claim.vector @ s.vector, default=None)
         if moved is not None and claim.vector @ moved.vector >= settings.support:
-            verdict.problem = ("place", f"the guide says this of {join(moved.places)}, not {join(claim.places)}", moved)
+            judgement.problem = ("place", f"the guide says this of {join(moved.places)}, not {join(claim.places)}", moved)
         else:
-            verdict.problem = ("unrelated", f"no sentence of {where(chunks)} says this (closest {verdict.support:.2f})", best)
-        return verdict
+            judgement.problem = ("unrelated", f"no sentence of {where(chunks)} says this (closest {judgement.support:.2f})", best)
+        return judgement
     leaned_on = {said[n].chunk for n in fits if scores[n] >= settings.related} | {best.chunk}
     leaned_on |= {max(evidence, key=lambda s: closeness(clause, claim.vector, s)).chunk for clause in claim.clauses}
     if added := added_words(claim, leaned_on, said, embedder, settings):
-        verdict.problem = ("added", f"adds what the guide does not say ({', '.join(added)})", best)
-    return verdict
+        judgement.problem = ("added", f"adds what the guide does not say ({', '.join(added)})", best)
+    return judgement
 
 
 def added_words(claim: Said, leaned_on: set[Chunk], said: list[Said], embedder: Embedder, settings: ClaimSettings) -> list[str]:
@@ -704,17 +704,17 @@ def check_claims(
         if not said.places and len(cited) == 1 and cited[0] in guides.town_of_file:  # "The pubs serve food..." [guide_kestrelford.md]
             said.places = frozenset({guides.town_of_file[cited[0]]})
         pools = [holder[f] for f in cited or dict.fromkeys(chunk.file for chunk in shown)]
-        verdicts = [judge(said, plain, pool, guides, embedder, settings) for pool in pools]
-        passing = [v for v in verdicts if v.problem is None]
+        judgements = [judge(said, plain, pool, guides, embedder, settings) for pool in pools]
+        passing = [v for v in judgements if v.problem is None]
         if passing:
-            verdict = max(passing, key=lambda v: v.support)
-            chunk = verdict.source.chunk
-            citation = Citation(chunk.file, chunk.section, chunk.chunk_id, verdict.source.text)
-            document = "\n\n".join(c.text.strip() for c in pools[verdicts.index(verdict)])
+            judgement = max(passing, key=lambda v: v.support)
+            chunk = judgement.source.chunk
+            citation = Citation(chunk.file, chunk.section, chunk.chunk_id, judgement.source.text)
+            document = "\n\n".join(c.text.strip() for c in pools[judgements.index(judgement)])
             check.supported.append(Support(claim, plain, citation, document))
             continue
-        verdict = max(verdicts, key=lambda v: v.support)
-        kind, reason, source = verdict.problem
+        judgement = max(judgements, key=lambda v: v.support)
+        kind, reason, source = judgement.problem
         chunk = source.chunk
         check.flags.append(Flag(claim, kind, reason, Citation(chunk.file, chunk.section, chunk.chunk_id, source.text)))
     return check
