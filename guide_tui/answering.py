@@ -49,6 +49,8 @@ class Answer:
     refusal_detail: str | None = None  # for answerability refusals: what the guides did not cover (names no source)
     invented_citations: list[str] = field(default_factory=list)  # files the model cited that it was not shown
     verdicts: list[Verdict] = field(default_factory=list)  # answerability per part of the question: probability, features
+    flags: list = field(default_factory=list)  # claims.Flag per unsupported sentence: why, against which source sentence
+    check_note: str | None = None  # what the grounding model made of the answer, when one is set
 
     def sources(self) -> list[tuple[str, str]]:
         """(file, section) pairs in order of first citation; none for a refusal."""
@@ -65,6 +67,7 @@ class Answer:
             "generator": self.generator,
             "citations": [] if self.refused else [c.to_json() for c in self.citations],
             "unsupported": self.unsupported,
+            "unsupported_reasons": [flag.to_json() for flag in self.flags],
             "invented_citations": self.invented_citations,
             "retrieved": retrieval["retrieved"],
             "gate": retrieval["gate"],
@@ -72,6 +75,7 @@ class Answer:
             "refusal_detail": self.refusal_detail,
             "fallback_reason": self.fallback_reason,
             "answerability": [v.to_json() for v in self.verdicts],
+            "check_note": self.check_note,
         }
 
 
@@ -197,7 +201,7 @@ def generated_answer(
     if not ollama_answerer.prompt_hits(retrieval):
         raise OllamaUnavailable("no retrieved chunk is within the cutoff to show Ollama")
     generated = ollama_answerer.generate(
-        retrieval, retrieval.question, retriever.index.embedder, model=model, on_text=emit, host=host
+        retrieval, retrieval.question, retriever.index.embedder, model=model, on_text=emit, host=host, chunks=retriever.index.chunks
     )
     label = f"ollama:{generated.model}"
     if generated.refused:
@@ -214,6 +218,8 @@ def generated_answer(
         list(generated.unsupported),
         invented_citations=list(generated.invented_citations),
         verdicts=verdicts,
+        flags=list(generated.flags),
+        check_note=generated.check_note,
     )
 
 

@@ -352,6 +352,7 @@ def answer_content(answer: Answer) -> Content:
         if answer.unsupported:
             count = len(answer.unsupported)
             parts += ["\n", (f"⚠ {count} sentence{'s' * (count != 1)} not supported by the retrieved guides (marked)", "bold $error"), "\n"]
+            parts += flag_reasons(answer)
         if answer.invented_citations:
             cited = ", ".join(answer.invented_citations)
             parts += ["\n" if not answer.unsupported else "", literal(f"⚠ cites {cited}, which the model was not shown", "bold $error"), "\n"]
@@ -361,6 +362,8 @@ def answer_content(answer: Answer) -> Content:
         if not answer.citations:
             parts += [("none", "italic"), "\n"]
         parts += ["\n", literal(f"answered by {answer.generator}", "dim")]
+        if answer.check_note:
+            parts += ["\n", literal(f"claim check: {answer.check_note}", "$text-warning")]
     if answer.fallback_reason:
         parts += ["\n", literal(f"fallback: {answer.fallback_reason}", "$text-warning")]
     for line in verdict_lines(answer):
@@ -398,11 +401,28 @@ def refusal_reason(answer: Answer) -> str:
     return reasons.get(answer.refusal_reason or "", answer.refusal_reason or "refused")
 
 
+def flag_reasons(answer: Answer) -> list:
+    """Under the warning, each flagged sentence with why, and the guide sentence it was compared with."""
+    parts: list = []
+    for flag in answer.flags:
+        parts += ["  • ", literal(f"“{shortened(flag.sentence)}”", "italic"), literal(f": {flag.reason}"), "\n"]
+        if flag.source:
+            parts += ["    ", literal(f"{flag.source.file} § {flag.source.section}: ", "dim"), literal(f"“{flag.source.quote}”", "dim italic"), "\n"]
+    return parts
+
+
+def shortened(text: str, limit: int = 70) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
 def marked_answer(text: str, unsupported: list[str]) -> Content:
     """The answer with each sentence the claim check could not support flagged and underlined."""
     spans = []
     for sentence in unsupported:
         start = text.find(sentence)
+        if start < 0:  # "... 8:30. [guide_x.md]" is checked as "... 8:30 [guide_x.md].": mark its words
+            sentence = sentence.split(" [")[0].split(" (")[0].rstrip(".!?")
+            start = text.find(sentence)
         if start >= 0 and sentence:
             spans.append((start, start + len(sentence)))
     parts, position = [], 0

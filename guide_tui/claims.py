@@ -1,64 +1,138 @@
-"""Check a generated answer against the chunks it was given, sentence by sentence.
+"""Check a generated answer against the chunks it was given, sentence by sentence, and say why.
 
-A language model can state things its documents never said, or cite a file it
-was never shown. Each sentence of the answer must be supported by a chunk it
-cites (or, when it cites nothing, by any chunk in the prompt):
-  - every capitalised name in the sentence appears in that chunk, and every
-    number and time in one of the chunk's sentences related to it (cosine >=
-    RELATED_COSINE: a claim may merge two sentences, but "6" from the pubs'
-    hours does not support "the bakery is open until 6pm"), and
-  - the sentence is close in meaning to one of the chunk's sentences
-    (cosine of their vectors >= SUPPORT_COSINE).
-Cited files that were not in the prompt are "invented citations". An answer that
-is the refusal sentence (even with a citation attached) is a refusal with no source.
-
-SUPPORT_COSINE and RELATED_COSINE were set by hand on paraphrases and invented
-sentences about the bundled guides (tests/test_claims.py keeps them): faithful
-paraphrases scored 0.61-1.0 against their best source sentence, invented ones
-0.29-0.59; a number's source sentence scored 0.48-1.0 against a faithful claim
-that merged two sentences, 0.38 against a claim that moved the number to
-another fact. The check cannot see a flipped
-meaning that keeps the same words, numbers and names ("buses run on Sundays"
-against "no buses run on Sundays"); the prompt forbids that kind of inference.
+A language model can state things its documents never said, turn a fact round, or cite a
+file it was never shown. Each sentence of the answer is checked against its evidence: the
+prompt's chunks (those within the cutoff) of the guide it cites, where citing any guide that
+holds a shown chunk's text word for word counts (the towns' shared "Practical notes"), or, when
+it cites none, of any one guide shown. Against that evidence a sentence is supported when all
+of these hold, else it is flagged with the first that failed (a Flag says which and why, with
+the guide sentence it was compared with):
+  - name:      every capitalised name it uses is in the evidence;
+  - place:     the sentences it leans on are about the town it names (a fact of Halden Bay's
+               told of Pellew Sands is not supported by a region-wide guide naming both);
+  - value:     each time, price, duration, distance, day, month, year and count it states
+               (claim_values: read with its unit, so 7pm is not 7am and "fifty" is 50) is given
+               by a sentence about the same thing, ranges end to end, and values the claim ties
+               together in a clause are not tied to other values by the guide;
+  - polarity:  each clause agrees with the guide clauses it matches best on what is denied and
+               on the side of each opposite pair (claim_polarity: step-free/stepped, open/closed...);
+  - unrelated: it is close in meaning to a sentence of the evidence (or two adjacent ones);
+  - added:     no clause brings in several words the evidence never uses (a café on the pier).
+Cited files that were not shown (nor hold a shown text) are "invented citations". An answer
+that is the refusal sentence (even with a citation attached) is a refusal with no source.
+The thresholds are ClaimSettings, measured with benchmarks/claims.py on the labelled
+sentences in tests/data/claim_sentences.jsonl.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import numpy as np
 
 from guide_tui.answering import REFUSAL, Citation
 from guide_tui.asked import DAY_AND_MONTH_NAMES
 from guide_tui.chunking import Chunk, sentences
+from guide_tui.claim_polarity import SIDES, Polarity, is_negator, polarity
+from guide_tui.claim_values import EXCEPTED, Value, values_in
 from guide_tui.embedding import Embedder
-from guide_tui.retrieval import Hit
+from guide_tui.retrieval import Hit, TownNames, place_guides, query_analyzer
 
-SUPPORT_COSINE = 0.6
-RELATED_COSINE = 0.45  # a claim's numbers must come from source sentences at least this close to it
 CITED_FILE = re.compile(r"[\w.-]+\.md\b")
 CITATION = r"\s*[\[(][^\[\]()]*?\.md\b[^\[\]()]*[\])]"  # " [guide_x.md]", " (guide_x.md, Food)"
 CITATION_MARK = re.compile(CITATION)
 CITATION_AFTER_STOP = re.compile(rf"([.!?])((?:{CITATION})+)")  # "...8:30. [guide_x.md]": moved before the stop
-NUMBER = re.compile(r"\d+(?:[:.,]\d+)*")
 CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
 LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-NUMBER_WORDS = {
-    word: str(n)
-    for n, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-        "sixteen seventeen eighteen nineteen twenty".split()
-    )
-} | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "hundred": "100", "noon": "12", "midday": "12"}
+CLAUSE_BREAK = re.compile(
+    r"\s*[,;:()]\s*|\s+[—–]\s+|\s+(?=\b(?:and|but|while|whereas|though|although|so|because|since)\b)"
+)
+WORD = re.compile(r"[a-z][a-z'-]*")
+FILLER = frozenset(
+    """
+    also really genuinely truly just still usually often generally typically about around roughly approximately
+    nearly almost only even there here visitor visitors you your people person anyone someone everyone get gets got
+    getting go goes going can could should would will may might must need needs needed worth well so because since
+    though although however which that this these those what where when how way thing things lot lots bit part
+    make makes made take takes took taking give gives given find found keep keeps kept put say says said yes no
+    one ones quite very much many more most less least rather whole entire real actual main mostly mainly
+    do does did doing done be is are was were been being has have had having let lets plus
+    from into onto through across toward towards within during except per via along around over under upon
+    anywhere everywhere somewhere nowhere else anything everything something according guide guides
+    plenty several lots altogether entirely completely fully totally fairly pretty
+    until till while whilst ago centuries decades ages all every each any both some either apart besides
+    """.split()
+)
+"""Words a claim can add without adding a fact ("usually", "visitors", "you'll find")."""
+
+
+@dataclass(frozen=True)
+class ClaimSettings:
+    """The claim check's thresholds (benchmarks/claims.py prints what moving them does)."""
+
+    support: float = 0.6  # cosine of a claim and its best sentence (or adjacent pair) of the chunk
+    related: float = 0.45  # cosine at which a chunk sentence may lend the claim its values
+    align: float = 0.55  # closeness at which a claim clause and a chunk clause are compared for polarity
+    value_margin: float = 0.1  # a value must be in a sentence this close to the closest one giving that kind of value
+    added_words: int = 2  # words of one clause the chunk never uses that make it an added detail
+    similar_word: float = 0.45  # word-vector cosine at which a word counts as used ("last"~"final" 0.50; "boat"~"water" 0.35)
+
+
+DEFAULT_SETTINGS = ClaimSettings()
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A sentence the check could not support, and why, with the source sentence it was compared with."""
+
+    sentence: str
+    kind: str  # name, place, value, polarity, unrelated, added, citation, grounding
+    reason: str  # one line for the user
+    source: Citation | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "sentence": self.sentence,
+            "kind": self.kind,
+            "reason": self.reason,
+            "source": self.source.to_json() if self.source else None,
+        }
+
+
+@dataclass(frozen=True)
+class Support:
+    """A sentence the check supported: as written, without its citations, its source, and the guide text it leaned on."""
+
+    sentence: str
+    claim: str
+    citation: Citation
+    document: str
 
 
 @dataclass
 class ClaimCheck:
     refused: bool
-    citations: list[Citation] = field(default_factory=list)
-    unsupported: list[str] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)  # the sentences not supported, each with why
     invented_citations: list[str] = field(default_factory=list)
+    supported: list[Support] = field(default_factory=list)
+
+    @property
+    def unsupported(self) -> list[str]:
+        return [flag.sentence for flag in self.flags]
+
+    @property
+    def citations(self) -> list[Citation]:
+        """One citation per chunk that supports a sentence, quoting the first sentence it supports, in answer order."""
+        return citations_of(self.supported)
+
+
+def citations_of(supported: list[Support]) -> list[Citation]:
+    return list({s.citation.chunk_id: s.citation for s in supported}.values())
+
+
+# ---------------------------------------------------------------- splitting the answer
 
 
 def cited_files(text: str) -> list[str]:
@@ -87,11 +161,6 @@ def answer_sentences(text: str) -> list[str]:
     return found
 
 
-def numbers_in(text: str) -> set[str]:
-    words = re.findall(r"[a-z]+", text.lower())
-    return {n.replace(",", "") for n in NUMBER.findall(text)} | {NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS}
-
-
 def capitalised_words(sentence: str) -> tuple[str | None, list[str]]:
     """(the sentence's first word if capitalised, the capitalised words after it)."""
     sentence = sentence.replace("’", "'")
@@ -101,70 +170,551 @@ def capitalised_words(sentence: str) -> tuple[str | None, list[str]]:
     return None, [m.group() for m in words]
 
 
-def known_names(source_sentences: list[str]) -> set[str]:
-    """Words the guides capitalise mid-sentence (names), plus days and months."""
-    names = set(DAY_AND_MONTH_NAMES)
-    for sentence in source_sentences:
-        names.update(capitalised_words(sentence)[1])
-    return names
+def clauses_of(sentence: str, values: list[Value]) -> list[tuple[str, int]]:
+    """The sentence cut at commas, semicolons, dashes and joining words (never inside one of its
+    values, such as "Fridays and Saturdays" or "between 11 and 3"), each piece with its offset."""
+    inside = [(v.start, v.start + len(v.text)) for v in values]
+    pieces, position = [], 0
+    for cut in CLAUSE_BREAK.finditer(sentence):
+        if any(a < cut.start() < b or a < cut.end() < b for a, b in inside):
+            continue
+        pieces.append((sentence[position : cut.start()], position))
+        position = cut.end()
+    pieces.append((sentence[position:], position))
+    found = []
+    for text, start in pieces:
+        stripped = text.strip(" .!?\"'")
+        if re.search(r"[A-Za-z0-9]", stripped):
+            found.append((stripped, start + text.find(stripped)))
+    return found
 
 
-def names_in(sentence: str, names: set[str]) -> list[str]:
+def masked(towns: TownNames, text: str) -> str:
+    """The text with town names blanked out, every other character where it was."""
+    return towns.pattern.sub(lambda m: " " * len(m.group()), text)
+
+
+def canonical(text: str, values: list[Value]) -> str:
+    """The sentence with its values written one way ("costs nothing" -> "free", "an hour and a half" ->
+    "90 minutes", "fifty" -> "50"), so a paraphrase that rewrites a value stays close to its source."""
+    for value in reversed(values):
+        written = canonical_value(value)
+        if written:
+            text = text[: value.start] + written + text[value.start + len(value.text) :]
+    return text
+
+
+def canonical_value(value: Value) -> str | None:
+    first = value.readings[0]
+    if value.kind == "price":
+        return "free" if first == 0 else None if first is None else f"£{first:g}"
+    if value.kind == "duration":
+        return f"{first:g} minutes"
+    if value.kind == "distance":
+        return f"{first:.0f} metres"
+    if value.kind in ("count", "ordinal"):
+        return f"{first:g}"
+    return None
+
+
+def without_values(text: str, values: list[Value], start: int = 0) -> str:
+    """A clause (the piece of its sentence from `start`) with its values blanked out: what it is about,
+    so a wrong "7pm" does not pull a claim's clause towards another sentence that has 7pm (clauses
+    decide which sentence a value is looked for in; the values are compared one by one, exactly)."""
+    for value in values:
+        begin, end = max(value.start - start, 0), min(value.start - start + len(value.text), len(text))
+        if begin < end:
+            text = text[:begin] + " " * (end - begin) + text[end:]
+    return text
+
+
+# ---------------------------------------------------------------- reading sentences
+
+
+@lru_cache(maxsize=1)
+def analyzer():
+    return query_analyzer(drop_stopwords=True)
+
+
+@lru_cache(maxsize=20000)
+def stem(word: str) -> str | None:
+    """The word as the keyword index stems it; None for a stop word."""
+    stems = analyzer().analyze(word)
+    return stems[0] if stems else None
+
+
+@dataclass(eq=False)
+class Clause:
+    text: str
+    values: list[Value]
+    polarity: Polarity
+    free_words: list[str]  # content words outside values, opposite-pair words and town names ("added" looks at these)
+    denied_words: list[str]  # the content words a negator denies
+    vector: np.ndarray
+
+
+@dataclass(eq=False)
+class Said:
+    """A sentence (of a chunk, or of the answer) read for the check."""
+
+    text: str
+    places: frozenset[str]  # the towns it is about
+    clauses: list[Clause]
+    vector: np.ndarray
+    chunk: Chunk | None = None  # the chunk it comes from (None for the answer's sentences)
+
+    @property
+    def values(self) -> list[Value]:
+        return [v for clause in self.clauses for v in clause.values]
+
+
+@dataclass(eq=False)
+class Guides:
+    """What the check knows of the whole index: its towns, and which guides hold each text."""
+
+    towns: TownNames
+    town_of_file: dict[str, str]
+    holders: dict[str, list[Chunk]]  # chunk body -> every chunk with that body, in every guide
+    names: frozenset[str]  # words the guides capitalise mid-sentence, with days and months
+
+    @classmethod
+    def of(cls, chunks: list[Chunk]) -> Guides:
+        places = place_guides(chunks)
+        holders: dict[str, list[Chunk]] = {}
+        names = set(DAY_AND_MONTH_NAMES)
+        for chunk in chunks:
+            holders.setdefault(chunk.body, []).append(chunk)
+            for sentence in sentences(chunk.text):
+                names.update(capitalised_words(sentence)[1])
+        return cls(TownNames(places.values()), places, holders, frozenset(names))
+
+    def copies(self, chunk: Chunk) -> list[Chunk]:
+        """The chunk and every chunk of another guide with the same text."""
+        return self.holders.get(chunk.body, [chunk])
+
+
+@lru_cache(maxsize=8)
+def guides_of(chunks: tuple[Chunk, ...]) -> Guides:
+    return Guides.of(list(chunks))
+
+
+def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, towns: TownNames) -> list[Said]:
+    """Sentences cut into clauses, each with its values, polarity, words and vector (one encode call;
+    a sentence of one clause and no value lends it its vector)."""
+    values = [values_in(text) for text in texts]
+    pieces = [clauses_of(text, found) for text, found in zip(texts, values)]
+    to_embed = [canonical(masked(towns, text), found) for text, found in zip(texts, values)]
+    own = [len(clauses) > 1 or bool(found) for clauses, found in zip(pieces, values)]  # clauses needing their own vector
+    for found, clauses, needed in zip(values, pieces, own):
+        if needed:
+            to_embed += [without_values(masked(towns, clause), found, start) for clause, start in clauses]
+    vectors = embedder.encode(to_embed)
+    sentence_vectors, clause_vectors = vectors[: len(texts)], iter(vectors[len(texts) :])
+    read_sentences = []
+    for text, where, found, clauses, vector, needed in zip(texts, places, values, pieces, sentence_vectors, own):
+        read_clauses = []
+        for n, (clause, start) in enumerate(clauses):
+            end = clauses[n + 1][1] if n + 1 < len(clauses) else len(text) + 1
+            mine = [v for v in found if start <= v.start < end]
+            clause_vector = next(clause_vectors) if needed else vector
+            read_clauses.append(read_clause(clause, start, mine, clause_vector, towns))
+        read_sentences.append(Said(text, where, read_clauses, vector))
+    return read_sentences
+
+
+def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, towns: TownNames) -> Clause:
+    said = polarity(text)
+    values = [replace(v, negative=denied(v, said, v.start - start)) if v.kind in ("day", "month") else v for v in values]
+    skipped = [(v.start - start, v.start - start + len(v.text)) for v in values] + said.spans
+    free_words, denied_words = [], []
+    for word in WORD.finditer(masked(towns, said.text)):
+        token = re.sub(r"'s$", "", word.group()).strip("'-")
+        if token in FILLER or is_negator(token) or not stem(token):
+            continue
+        if said.negated(word.start()):
+            denied_words.append(token)
+        if not any(a <= word.start() < b for a, b in skipped):
+            free_words.append(token)
+    return Clause(text, values, said, free_words, denied_words, vector)
+
+
+def denied(value: Value, said: Polarity, offset: int) -> bool:
+    """Is a day or month value denied ("closed on Mondays")? An exception turns it round: "no ticket
+    office except on weekday mornings" gives weekday mornings."""
+    excepted = re.match(EXCEPTED, value.text.lower()) is not None
+    return said.negated(offset) != excepted
+
+
+def chunk_sentences(chunk: Chunk, town: str | None, towns: TownNames) -> tuple[list[str], list[frozenset[str]]]:
+    """The chunk's sentences and the towns each is about: the ones it names, its guide's town, and in a
+    region-wide guide, when it names none, the towns of the sentence before it in its paragraph."""
+    texts, places = [], []
+    for paragraph in re.split(r"\n\s*\n", chunk.text):
+        if not paragraph.strip() or paragraph.lstrip().startswith("#"):
+            continue
+        previous: frozenset[str] = frozenset()
+        for sentence in sentences(paragraph):
+            named = frozenset(towns.found_in(sentence))
+            about = named | {town} if town else named or previous
+            texts.append(sentence)
+            places.append(frozenset(about))
+            previous = about
+    return texts, places
+
+
+READ_CHUNKS: dict[tuple[Chunk, Guides, Embedder], list[Said]] = {}
+"""Chunks already read, per (chunk, Guides, Embedder): the index's chunks are few and never change."""
+MAX_READ_CHUNKS = 2048
+
+
+def read_chunks(chunks: list[Chunk], guides: Guides, embedder: Embedder) -> dict[Chunk, list[Said]]:
+    """Each chunk's sentences read: those not read before in one batch, a text held by several
+    guides (the shared "Practical notes") once, each copy with its own guide's town."""
+    missing = list(dict.fromkeys(c for c in chunks if (c, guides, embedder) not in READ_CHUNKS))
+    if len(READ_CHUNKS) + len(missing) > MAX_READ_CHUNKS:
+        READ_CHUNKS.clear()
+    firsts = list({chunk.body: chunk for chunk in reversed(missing)}.values())
+    texts, places, owners = [], [], []
+    for chunk in firsts:
+        chunk_texts, chunk_places = chunk_sentences(chunk, guides.town_of_file.get(chunk.file), guides.towns)
+        texts += chunk_texts
+        places += chunk_places
+        owners += [chunk] * len(chunk_texts)
+    by_body: dict[str, list[Said]] = {}
+    for said, chunk in zip(read(texts, places, embedder, guides.towns), owners):
+        by_body.setdefault(chunk.body, []).append(said)
+    for chunk in missing:
+        _, chunk_places = chunk_sentences(chunk, guides.town_of_file.get(chunk.file), guides.towns)
+        READ_CHUNKS[chunk, guides, embedder] = [
+            replace(said, places=where, chunk=chunk) for said, where in zip(by_body[chunk.body], chunk_places)
+        ]
+    return {chunk: READ_CHUNKS[chunk, guides, embedder] for chunk in chunks}
+
+
+@lru_cache(maxsize=256)
+def chunk_words(chunk: Chunk) -> frozenset[str]:
+    """Every word of the chunk, title and heading included, and its stem."""
+    words = {w.strip("'-") for w in WORD.findall(chunk.text.lower().replace("’", "'"))}
+    return frozenset(words | {stem(w) for w in words} - {None})
+
+
+# ---------------------------------------------------------------- checking one sentence against one chunk
+
+
+@dataclass
+class Judgement:
+    """One sentence against its evidence: its support, the sentence it leans on, and the first problem."""
+
+    support: float
+    source: Said  # the evidence sentence the claim is closest to (the quote of a citation)
+    problem: tuple[str, str, Said] | None = None  # (kind, reason, the evidence sentence it was compared with)
+
+
+def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder: Embedder, settings: ClaimSettings) -> Judgement:
+    """The claim against the pooled sentences of some chunks (the shown chunks of the file it cites)."""
+    read_already = read_chunks(chunks, guides, embedder)
+    said = [s for chunk in chunks for s in read_already[chunk]]
+    scores = np.array([claim.vector @ s.vector for s in said])
+    best_any = said[int(np.argmax(scores))]
+    in_values = {w for v in claim.values for w in CAPITALISED.findall(v.text)}
+    missing = [n for n in names_in(plain, guides.names) if n not in in_values and not any(mentions(chunk, n) for chunk in chunks)]
+    if missing:
+        return Judgement(float(scores.max()), best_any, ("name", f"names {', '.join(missing)}, which {where(chunks)} never mentions", best_any))
+    fits = [n for n, s in enumerate(said) if not claim.places or not s.places or claim.places & s.places]
+    if not fits:
+        return Judgement(float(scores.max()), best_any, ("place", f"{where(chunks)} says nothing about {join(claim.places)}", best_any))
+    support = [float(scores[n]) for n in fits]
+    for a, b in zip(fits, fits[1:]):
+        if b == a + 1 and said[a].chunk is said[b].chunk:
+            pair = said[a].vector + said[b].vector
+            support.append(float(claim.vector @ pair / (np.linalg.norm(pair) or 1.0)))
+    best = said[max(fits, key=lambda n: scores[n])]
+    judgement = Judgement(max(support), best)
+    elsewhere = [said[n] for n in range(len(said)) if n not in fits]
+
+    related = {n for n in fits if scores[n] >= settings.related}
+    for clause in claim.clauses:
+        related.update(n for n in fits if max(c.vector @ clause.vector for c in said[n].clauses) >= settings.related)
+    evidence = [said[n] for n in sorted(related)] or [best]
+    for clause in claim.clauses:
+        for value in clause.values:
+            if problem := value_problem(value, clause, claim, evidence, elsewhere, settings):
+                judgement.problem = problem
+                return judgement
+        if problem := pairing_problem(clause, evidence):
+            judgement.problem = problem
+            return judgement
+    for clause in claim.clauses:
+        if problem := polarity_problem(clause, claim, [said[n] for n in fits], settings):
+            judgement.problem = problem
+            return judgement
+    if judgement.support < settings.support:
+        moved = max(elsewhere, key=lambda s: claim.vector @ s.vector, default=None)
+        if moved is not None and claim.vector @ moved.vector >= settings.support:
+            judgement.problem = ("place", f"the guide says this of {join(moved.places)}, not {join(claim.places)}", moved)
+        else:
+            judgement.problem = ("unrelated", f"no sentence of {where(chunks)} says this (closest {judgement.support:.2f})", best)
+        return judgement
+    leaned_on = {said[n].chunk for n in fits if scores[n] >= settings.related} | {best.chunk}
+    leaned_on |= {max(evidence, key=lambda s: closeness(clause, claim.vector, s)).chunk for clause in claim.clauses}
+    if added := added_words(claim, leaned_on, said, embedder, settings):
+        judgement.problem = ("added", f"adds what the guide does not say ({', '.join(added)})", best)
+    return judgement
+
+
+def added_words(claim: Said, leaned_on: set[Chunk], said: list[Said], embedder: Embedder, settings: ClaimSettings) -> list[str]:
+    """The words of a claim clause that bring in something the chunks it leans on never say (none when
+    fewer than settings.added_words): not the same word, stem or root, no opposite-pair word of a
+    pair the chunks use, nothing the chunks use close in meaning."""
+    known = frozenset().union(*(chunk_words(chunk) for chunk in leaned_on))
+    concepts = {concept for s in said for c in s.clauses for concept in c.polarity.sides}
+    for clause in claim.clauses:
+        added = [w for w in clause.free_words if stem(w) not in known and w not in known and not shares_root(w, known)]
+        added = [w for w in added if not any(SIDES[c][0].search(w) or SIDES[c][1].search(w) for c in concepts)]
+        if added:
+            added = unlike(added, known, embedder, settings.similar_word)
+        if len(added) >= settings.added_words:
+            return added
+    return []
+
+
+def shares_root(word: str, known: frozenset[str]) -> bool:
+    """Does the chunk use a word of the same root ("serving" and "service" share "servi")?"""
+    root = word[:5]
+    return len(root) == 5 and any(k.startswith(root) for k in known)
+
+
+def unlike(words: list[str], known: frozenset[str], embedder: Embedder, similar: float) -> list[str]:
+    """The words no word of the chunk is close to in meaning ("fast" is close to "quickly")."""
+    vocabulary = sorted(w for w in known if w.isalpha())
+    mine, theirs = word_vectors(words, embedder), word_vectors(vocabulary, embedder)
+    best = (mine @ theirs.T).max(axis=1) if len(vocabulary) else np.zeros(len(words))
+    return [w for w, score in zip(words, best) if score < similar]
+
+
+WORD_VECTORS: dict[tuple[str, Embedder], np.ndarray] = {}
+"""Single words already embedded: a chunk's vocabulary is compared again with every new claim."""
+
+
+def word_vectors(words: list[str], embedder: Embedder) -> np.ndarray:
+    missing = [w for w in dict.fromkeys(words) if (w, embedder) not in WORD_VECTORS]
+    if len(WORD_VECTORS) + len(missing) > 50_000:
+        WORD_VECTORS.clear()
+    for word, vector in zip(missing, embedder.encode(missing)):
+        WORD_VECTORS[word, embedder] = vector
+    return np.array([WORD_VECTORS[w, embedder] for w in words]).reshape(len(words), embedder.dims)
+
+
+def where(chunks: list[Chunk]) -> str:
+    files = list(dict.fromkeys(chunk.file for chunk in chunks))
+    return files[0] if len(files) == 1 else "the guides shown"
+
+
+def closeness(clause: Clause, claim_vector: np.ndarray, sentence: Said) -> float:
+    """How well an evidence sentence matches a claim clause: its best clause, and the two sentences as wholes."""
+    best_clause = max(float(c.vector @ clause.vector) for c in sentence.clauses)
+    return (best_clause + float(claim_vector @ sentence.vector)) / 2
+
+
+def value_problem(
+    value: Value, clause: Clause, claim: Said, related: list[Said], elsewhere: list[Said], settings: ClaimSettings
+) -> tuple[str, str, Said] | None:
+    """Why the evidence does not give this value (None when a sentence about the same thing does).
+
+    Of the related sentences giving this kind of value, only those within value_margin of the one
+    closest to the clause count: "tours every half hour" is not supported by "the bus takes 30 minutes"."""
+    score = {id(s): closeness(clause, claim.vector, s) for s in related}
+    holders = [s for s in related if any(v.kind == value.kind for v in s.values)]
+    if holders:
+        top = max(score[id(s)] for s in holders)
+        margin = settings.value_margin if clause.free_words else 1.0  # "and not at all on Sundays" says nothing to rank by
+        if any(value.matches(v) for s in holders if score[id(s)] >= top - margin for v in s.values):
+            return None
+    moved = next((s for s in elsewhere for v in s.values if value.matches(v)), None)
+    if moved is not None:
+        return ("place", f'gives "{value.text}", which the guide gives for {join(moved.places)}', moved)
+    best = max(related, key=lambda s: score[id(s)])
+    closest = max(holders, key=lambda s: score[id(s)], default=None)
+    if closest is None or score[id(closest)] < score[id(best)] - settings.value_margin:  # only far-off sentences give one
+        return ("value", f'gives {KIND_NAMES[value.kind]} ("{value.text}") the guide does not', best)
+    theirs = [v.text for v in closest.values if v.kind == value.kind]
+    return ("value", f'says "{value.text}" where the guide says "{" / ".join(dict.fromkeys(theirs))}"', closest)
+
+
+def pairing_problem(clause: Clause, related: list[Said]) -> tuple[str, str, Said] | None:
+    """Two values the claim ties together in one clause that the guide ties to other values
+    ("every 15 minutes on weekdays" where the guide says "every 15 minutes at weekends")."""
+    for a in clause.values:
+        for b in clause.values:
+            if a.kind == b.kind:
+                continue
+            together = [c for s in related for c in s.clauses if any(a.matches(v) for v in c.values)]
+            if any(any(b.matches(v) for v in c.values) for c in together):
+                continue
+            for c in together:
+                others = [v.text for v in c.values if v.kind == b.kind]
+                if others:
+                    sentence = next(s for s in related if c in s.clauses)
+                    return ("value", f'gives "{a.text}" with "{b.text}", where the guide gives it with "{" / ".join(others)}"', sentence)
+    return None
+
+
+def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: ClaimSettings) -> tuple[str, str, Said] | None:
+    """A side of an opposite pair, or a denial, that the chunk clauses this clause matches best turn round.
+
+    Closeness counts the clause and the whole claim sentence. A side conflicts when the closest
+    related clauses taking a side on that pair (within 0.05 of each other) all take the other one;
+    a denial is weighed by denial_conflict among the clauses within 0.1 of the closest."""
+    pairs = [((float(c.vector @ clause.vector) + float(claim.vector @ s.vector)) / 2, c, s) for s in fits for c in s.clauses]
+    if not pairs:
+        return None
+    top = max(score for score, _, _ in pairs)
+    if top < settings.align:
+        return None
+    close = [(c, s) for score, c, s in pairs if score >= max(top - 0.1, settings.align)]
+    for concept, sides in clause.polarity.sides.items():
+        carriers = sorted(((score, c, s) for score, c, s in pairs if concept in c.polarity.sides and score >= settings.related), key=lambda p: -p[0])
+        near = [(c, s) for score, c, s in carriers if score >= carriers[0][0] - 0.05] if carriers else []
+        if near and all(not sides & c.polarity.sides[concept] for c, _ in near):  # the closest clauses taking a side all take the other
+            match, sentence = near[0]
+            return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\"", sentence)
+    if conflict := denial_conflict(clause, close):
+        match, sentence = conflict
+        verb = "denies what the guide says" if clause.polarity.negative else "says what the guide denies"
+        return ("polarity", f"{verb}: \"{match.text}\"", sentence)
+    return None
+
+
+QUALIFIERS = {"day", "month", "clock"}
+"""Kinds of value that scope a denial: "no buses run on Sundays" denies nothing about Mondays (the value
+check compares the days themselves)."""
+
+
+def same_occasion(negative: Clause, positive: Clause) -> bool:
+    """Could a denial scoped by days, months or times ("no buses run on Sundays") be about what the
+    other clause affirms? Not when that clause is silent about them or names others."""
+    for kind in {v.kind for v in negative.values} & QUALIFIERS:
+        theirs = [v for v in positive.values if v.kind == kind]
+        if not any(touches(a, b) for a in negative.values if a.kind == kind for b in theirs):
+            return False
+    return True
+
+
+def touches(a: Value, b: Value) -> bool:
+    """Do two values of a kind share a day, month or moment?"""
+    if a.kind in ("day", "month"):
+        return bool(a.readings[0] & b.readings[0])
+    return a.matches(b) or b.matches(a)
+
+
+def stems_of(words: list[str]) -> set[str]:
+    return {stem(w) for w in words} - {None}
+
+
+def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[Clause, Said] | None:
+    """The close chunk clause that turns this clause's denial round, unless another close clause agrees.
+
+    The contested words are what the negative one of the pair denies, where the other speaks of
+    them ("no operator accepts another's tickets" against "tickets are accepted on every bus"); a
+    clause of the same polarity speaking of as many of them outweighs it ("no buses run on
+    Sundays" beside "on Sundays it runs six times"; "the local bus covers two routes, each running
+    every 30 minutes" together agree with "the local buses run every half hour")."""
+    mine = clause.polarity.negative
+    if clause.polarity.exclusive:
+        return None
+    own = stems_of(clause.denied_words if mine else clause.free_words + clause.denied_words)
+    for other, sentence in close:
+        if other.polarity.negative == mine or other.polarity.exclusive:
+            continue
+        theirs = stems_of(other.free_words + other.denied_words)
+        if len(theirs & stems_of(clause.free_words + clause.denied_words)) < 2:  # "no railway station" / "the old railway line"
+            continue
+        negative, positive = (clause, other) if mine else (other, clause)
+        if not same_occasion(negative, positive):  # "no buses on Sundays" against "buses run hourly on weekdays"
+            continue
+        contested = own & theirs if mine else stems_of(other.denied_words) & own
+        if not contested:
+            continue
+        agreeing = set().union(*(stems_of(c.denied_words if mine else c.free_words + c.denied_words) for c, _ in close if c.polarity.negative == mine))
+        if len(contested & agreeing) < len(contested):
+            return other, sentence
+    return None
+
+
+def mentions(chunk: Chunk, name: str) -> bool:
+    """Does the chunk (title included) use this name ("Kestrelford's" counts for "Kestrelford")?"""
+    root = re.escape(re.sub(r"'s?$", "", name.replace("’", "'").lower()))
+    return re.search(rf"\b{root}", chunk.text.replace("’", "'").lower()) is not None
+
+
+KIND_NAMES = {
+    "clock": "a time", "price": "a price", "duration": "a duration", "distance": "a distance", "day": "days",
+    "month": "months", "year": "a date", "count": "a number", "ordinal": "a position", "ratio": "a proportion",
+}  # fmt: skip
+
+
+def join(places) -> str:
+    return " and ".join(sorted(places))
+
+
+def names_in(sentence: str, names: frozenset[str]) -> list[str]:
     """Capitalised words; the first word only when it is a known name (every sentence starts with a capital)."""
     first, rest = capitalised_words(sentence)
     return ([first] if first in names else []) + rest
 
 
-def facts_missing(numbers: set[str], names: list[str], chunk: Chunk, related: list[str]) -> list[str]:
-    """Of a claim's numbers (numbers_in) and names (names_in), those the related source sentences
-    do not state and those the chunk does not mention."""
-    missing = sorted(numbers - numbers_in(" ".join(related)))
-    lowered = chunk.text.replace("’", "'").lower()
-    for name in names:
-        stem = re.sub(r"'s?$", "", name.lower())
-        if not re.search(rf"\b{re.escape(stem)}", lowered):
-            missing.append(name)
-    return missing
+# ---------------------------------------------------------------- the whole answer
 
 
-def check_claims(answer_text: str, hits: list[Hit], embedder: Embedder) -> ClaimCheck:
-    """Which sentences the prompt's chunks support, which citations are real, what to quote as sources."""
-    shown_files = {hit.chunk.file for hit in hits}
+def check_claims(
+    answer_text: str,
+    hits: list[Hit],
+    embedder: Embedder,
+    chunks: list[Chunk] | None = None,
+    settings: ClaimSettings = DEFAULT_SETTINGS,
+) -> ClaimCheck:
+    """Which sentences the prompt's chunks support (and why not), which citations are real, what to quote as sources.
+
+    `hits` are the chunks the model was shown; `chunks` every chunk of the index (for the towns and the
+    guides holding a shown text word for word), default the shown ones."""
+    guides = guides_of(tuple(chunks if chunks is not None else [h.chunk for h in hits]))
     if is_refusal(answer_text):
         return ClaimCheck(refused=True)
-    invented = [f for f in cited_files(answer_text) if f not in shown_files]
+    shown = list({hit.chunk.chunk_id: hit.chunk for hit in hits}.values())
+    holder: dict[str, list[Chunk]] = {}  # cited file -> its chunks the model saw (itself, or another guide's copy)
+    for chunk in shown:
+        for copy in guides.copies(chunk):
+            if copy not in holder.setdefault(copy.file, []):
+                holder[copy.file].append(copy)
+    invented = [f for f in cited_files(answer_text) if f not in holder]
     claims = answer_sentences(answer_text)
     if not claims:
-        return ClaimCheck(refused=False, unsupported=[answer_text.strip()] if answer_text.strip() else [],
-                          invented_citations=invented)
-    chunks = list({hit.chunk.chunk_id: hit.chunk for hit in hits}.values())
-    source_sentences = [sentences(chunk.text) for chunk in chunks]
-    flat = [s for group in source_sentences for s in group]
-    names = known_names(flat)
-    plain_claims = [without_citations(c) for c in claims]
-    vectors = embedder.encode(plain_claims + flat)
-    claim_vectors, source_vectors = vectors[: len(claims)], vectors[len(claims):]
-    offsets = np.cumsum([0] + [len(group) for group in source_sentences])
+        text = answer_text.strip()
+        return ClaimCheck(False, [Flag(text, "unrelated", "no sentence to check")] if text else [], invented)
+    plains = [without_citations(c) for c in claims]
+    read_chunks([copy for pool in holder.values() for copy in pool], guides, embedder)  # one batch for the whole answer
+    read_claims = read(plains, [frozenset(guides.towns.found_in(p)) for p in plains], embedder, guides.towns)
 
-    citations: dict[str, Citation] = {}
-    unsupported = []
-    for claim, plain, vector in zip(claims, plain_claims, claim_vectors):
-        cited = cited_files(claim)
-        candidates = [i for i, c in enumerate(chunks) if not cited or c.file in cited]
-        claim_numbers, claim_names = numbers_in(plain), names_in(plain, names)
-        best: tuple[float, int, int] | None = None  # (cosine, chunk, sentence index)
-        for i in candidates:
-            scores = source_vectors[offsets[i] : offsets[i + 1]] @ vector
-            related = [s for s, score in zip(source_sentences[i], scores) if score >= RELATED_COSINE]
-            if not len(scores) or facts_missing(claim_numbers, claim_names, chunks[i], related):
-                continue
-            j = int(np.argmax(scores))
-            if best is None or scores[j] > best[0]:
-                best = (float(scores[j]), i, j)
-        if best is None or best[0] < SUPPORT_COSINE:
-            unsupported.append(claim)
+    check = ClaimCheck(False, invented_citations=invented)
+    for claim, plain, said in zip(claims, plains, read_claims):
+        cited = [f for f in cited_files(claim) if f in holder]
+        if cited_files(claim) and not cited:
+            check.flags.append(Flag(claim, "citation", f"cites {', '.join(cited_files(claim))}, which the model was not shown"))
             continue
-        chunk = chunks[best[1]]
-        citations.setdefault(chunk.chunk_id, Citation(chunk.file, chunk.section, chunk.chunk_id,
-                                                      source_sentences[best[1]][best[2]]))
-    return ClaimCheck(False, list(citations.values()), unsupported, invented)
+        if not said.places and len(cited) == 1 and cited[0] in guides.town_of_file:  # "The pubs serve food..." [guide_kestrelford.md]
+            said.places = frozenset({guides.town_of_file[cited[0]]})
+        pools = [holder[f] for f in cited or dict.fromkeys(chunk.file for chunk in shown)]
+        judgements = [judge(said, plain, pool, guides, embedder, settings) for pool in pools]
+        passing = [v for v in judgements if v.problem is None]
+        if passing:
+            judgement = max(passing, key=lambda v: v.support)
+            chunk = judgement.source.chunk
+            citation = Citation(chunk.file, chunk.section, chunk.chunk_id, judgement.source.text)
+            document = "\n\n".join(c.text.strip() for c in pools[judgements.index(judgement)])
+            check.supported.append(Support(claim, plain, citation, document))
+            continue
+        judgement = max(judgements, key=lambda v: v.support)
+        kind, reason, source = judgement.problem
+        chunk = source.chunk
+        check.flags.append(Flag(claim, kind, reason, Citation(chunk.file, chunk.section, chunk.chunk_id, source.text)))
+    return check

@@ -24,8 +24,10 @@ import ollama
 import pydantic
 
 from guide_tui.answering import REFUSAL, Citation, OllamaUnavailable, OnText  # OllamaUnavailable: raised here too
-from guide_tui.claims import check_claims
+from guide_tui.chunking import Chunk
+from guide_tui.claims import Flag, answer_sentences, check_claims, citations_of
 from guide_tui.embedding import Embedder
+from guide_tui.grounding import Grounding, ground
 from guide_tui.retrieval import Hit, Retrieval, clean_question, printable
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -118,8 +120,13 @@ class GeneratedAnswer:
     refused: bool
     model: str
     citations: list[Citation] = field(default_factory=list)
-    unsupported: list[str] = field(default_factory=list)  # sentences the claim check could not support
+    flags: list[Flag] = field(default_factory=list)  # sentences the claim check could not support, each with why
     invented_citations: list[str] = field(default_factory=list)  # cited files that were not in the prompt
+    check_note: str | None = None  # what the grounding model made of it, when one is set
+
+    @property
+    def unsupported(self) -> list[str]:
+        return [flag.sentence for flag in self.flags]
 
 
 def resolve_host(host: str | None = None) -> str:
@@ -171,9 +178,14 @@ def generate(
     on_text: OnText | None = None,
     host: str | None = None,
     timeouts: Timeouts | None = None,
+    chunks: list[Chunk] | None = None,
+    grounding: Grounding | None = None,
 ) -> GeneratedAnswer:
     """Stream the model's answer to on_text, then claim-check it.
 
+    `chunks`: every chunk of the index (a guide holding a shown text word for word is a valid
+    citation); `grounding`: the grounding model to ask after the built-in check (default
+    Grounding.from_env(): off unless GUIDE_TUI_GROUNDING_MODEL is set).
     Raises OllamaUnavailable, possibly after some on_text calls: that partial
     text is not an answer and the caller must discard it.
     """
@@ -182,10 +194,16 @@ def generate(
         raise ValueError("generate needs at least one chunk within the cutoff; refuse before calling it")
     model = resolve_model(model)
     text = stream_chat(build_prompt(retrieval, question), model, host, timeouts or Timeouts.from_env(), on_text)
-    check = check_claims(text, hits, embedder)
+    check = check_claims(text, hits, embedder, chunks=chunks)
     if check.refused:
         return GeneratedAnswer(REFUSAL, True, model)
-    return GeneratedAnswer(text, False, model, check.citations, check.unsupported, check.invented_citations)
+    grounding = grounding or Grounding.from_env()
+    if not grounding.model or not check.supported:
+        return GeneratedAnswer(text, False, model, check.citations, check.flags, check.invented_citations)
+    grounded = ground(check.supported, grounding, resolve_host(host))
+    order = {sentence: n for n, sentence in enumerate(answer_sentences(text))}
+    flags = sorted(check.flags + grounded.flags, key=lambda flag: order.get(flag.sentence, len(order)))
+    return GeneratedAnswer(text, False, model, citations_of(grounded.kept), flags, check.invented_citations, grounded.note)
 
 
 def stream_chat(messages: list[dict], model: str, host: str | None, timeouts: Timeouts, on_text: OnText | None) -> str:

@@ -129,11 +129,26 @@ def print_answers(
         if prompt is not None:
             lines += [prompt, "----- answer -----"]
         lines.append(answer.text)
-        lines += [f"Not supported by the guides: {sentence}" for sentence in answer.unsupported]
+        lines += flag_lines(answer)
         if answer.sources():
             lines.append("Sources: " + ", ".join(f"{file} ({section})" for file, section in answer.sources()))
+        if answer.check_note:
+            lines.append(f"Claim check: {answer.check_note}")
         print(("\n" if n else "") + "\n".join(lines), flush=True)
     return 0
+
+
+def flag_lines(answer) -> list[str]:
+    """Each unsupported sentence, and under it why and the guide sentence it was compared with."""
+    lines = []
+    reasons = {flag.sentence: flag for flag in answer.flags}
+    for sentence in answer.unsupported:
+        lines.append(f"Not supported by the guides: {sentence}")
+        flag = reasons.get(sentence)
+        if flag is not None:
+            source = f'; the guide: "{flag.source.quote}" ({flag.source.file}, {flag.source.section})' if flag.source else ""
+            lines.append(f"  why: {flag.reason}{source}")
+    return lines
 
 
 def ollama_prompt(retrieval: Retrieval) -> str:

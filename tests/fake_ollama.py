@@ -5,6 +5,11 @@ that timeouts, streaming and error statuses really work over a socket. Choose
 what the "model" does with `server.scenario` (a name in ANSWERS or FAULTS); replies are canned
 answers about the real guides, streamed token by token (split after spaces) as
 NDJSON over chunked transfer encoding, exactly like `ollama serve`.
+
+It also plays a grounding model (bespoke-minicheck): a chat request whose message is
+"Document: ...\nClaim: ..." gets one JSON reply, "Yes", or the verdict a test put in
+`server.verdicts` for that claim ("No", or anything else); `server.grounding_stall` makes it
+hang instead, to test the grounding timeout.
 """
 
 from __future__ import annotations
@@ -26,11 +31,24 @@ FAITHFUL = (
 )
 INVENTED_SENTENCE = "The pubs also serve a Sunday roast until 4pm [guide_kestrelford.md]."
 WRONG_CITATION_SENTENCE = "The pubs in Kestrelford serve food from 12 to 2 and again from 6 to 8:30 [guide_marchwood.md]."
+FIRST_FACT = "The pubs in Kestrelford serve food from 12 to 2 and again from 6 to 8:30 [guide_kestrelford.md]."
+FLIPPED = {
+    "flipped_time": "The Kestrelford bakery sells out by 11pm [guide_kestrelford.md].",  # 11am in the guide
+    "flipped_denial": "Outside those hours you can still get a meal in Kestrelford [guide_kestrelford.md].",  # nowhere
+    "moved_fact": "Elder Ness's pub also serves food from 12 to 2 and from 6 to 8:30 [guide_eating.md].",  # Kestrelford's hours
+}
+"""One wrong sentence each, after a faithful one: the failure kinds the claim check must catch."""
+PARAPHRASED = (
+    "Kestrelford's pubs do food from noon until 2pm and again from 6pm until half past eight. [guide_kestrelford.md] "
+    "Apart from those hours there is nowhere in Kestrelford to eat [guide_kestrelford.md]."
+)
 ANSWERS = {
     "faithful": FAITHFUL,
     "invented_claim": f"{FAITHFUL} {INVENTED_SENTENCE}",
     "wrong_citation": WRONG_CITATION_SENTENCE,
     "refusal_with_citation": "I don't have enough information about that. [guide_kestrelford.md]",
+    "paraphrased": PARAPHRASED,
+    **{name: f"{FIRST_FACT} {wrong}" for name, wrong in FLIPPED.items()},
 }
 """Scenarios that stream a canned answer (a test may add one with monkeypatch.setitem)."""
 FAULTS = {
@@ -43,6 +61,8 @@ FAULTS = {
 """Scenarios that fail the way a real Ollama can."""
 TOKENS_BEFORE_FAULT = 4
 DEFAULT_MODELS = ("llama3.2:latest",)
+GROUNDING_MODEL = "bespoke-minicheck"
+GROUNDING_PROMPT = re.compile(r"\ADocument: (?P<document>.*)\nClaim: (?P<claim>.*)\Z", re.DOTALL)
 MAX_HANG_SECONDS = 30.0  # even if nobody closes the server, a hanging handler gives up
 
 
@@ -69,6 +89,9 @@ class FakeOllama:
         self.token_delay = 0.0  # seconds between streamed lines (the app's snapshot tests may slow it down)
         self.requests: list[dict] = []  # JSON bodies of the /api/chat requests received
         self.closed_early = False  # set when the client hung up while an answer was still streaming
+        self.grounding_requests: list[dict] = []  # JSON bodies of the grounding model's requests
+        self.verdicts: dict[str, str] = {}  # claim -> the grounding model's reply (default "Yes")
+        self.grounding_stall = False
         self.stopping = threading.Event()
         self.httpd = QuietServer(("127.0.0.1", 0), self.handler_class())
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
@@ -136,11 +159,15 @@ class OllamaHandler(BaseHTTPRequestHandler):
         if self.path != "/api/chat":
             self.send_json(404, {"error": "404 page not found"})
             return
-        self.fake.requests.append(body)
         model = body.get("model", "")
         scenario = self.fake.scenario
+        messages = body.get("messages") or [{}]
+        grounding = GROUNDING_PROMPT.match(messages[-1].get("content", ""))
+        (self.fake.grounding_requests if grounding else self.fake.requests).append(body)
         if model not in self.fake.models and f"{model}:latest" not in self.fake.models:
             self.send_json(404, {"error": f'model "{model}" not found, try pulling it first'})
+        elif grounding:
+            self.verdict(model, grounding.group("claim"))
         elif scenario == "server_error":
             self.send_json(500, {"error": "llama runner process has terminated: signal: killed"})
         elif scenario == "hang":
@@ -148,6 +175,16 @@ class OllamaHandler(BaseHTTPRequestHandler):
             self.close_connection = True
         else:
             self.stream(model, scenario)
+
+    def verdict(self, model: str, claim: str) -> None:
+        """The grounding model's one-word reply, in one JSON object (the client asks with stream false)."""
+        if self.fake.grounding_stall:
+            self.fake.stopping.wait(MAX_HANG_SECONDS)
+            self.close_connection = True
+            return
+        reply = json.loads(final_line(model, 1))
+        reply["message"]["content"] = self.fake.verdicts.get(claim, "Yes")
+        self.send_json(200, reply)
 
     def stream(self, model: str, scenario: str) -> None:
         self.send_response(200)

@@ -17,6 +17,7 @@ from textual.widgets import Input, Static
 from guide_tui.answering import REFUSAL, Answer, Citation
 from guide_tui.benchmark import Terminal
 from guide_tui.app import EXIT_AFTER_ENV, GuideApp, HitsTable, IndexErrorScreen, answer_content, printable, reflowed, terminal_hung_up
+from guide_tui.claims import Flag
 from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, MANIFEST
 from guide_tui.questions import load_questions
 from guide_tui.retrieval import MAX_QUESTION_CHARS
@@ -139,6 +140,24 @@ async def test_an_invented_claim_from_ollama_is_flagged(retriever, fake_ollama):
         flagged = [answer.plain[span.start : span.end] for span in answer.spans if "underline" in str(span.style)]
         assert any("Sunday roast" in text for text in flagged), flagged
         assert "⚠ " + INVENTED_SENTENCE.split(" [")[0] in answer.plain
+        assert f"“{INVENTED_SENTENCE}”: gives days (\"Sunday\") the guide does not" in answer.plain  # why
+        assert "guide_kestrelford.md § Eat and drink: “The pubs in Kestrelford serve food from 12 to 2" in answer.plain
+
+
+async def test_the_grounding_model_note_and_its_flag_are_shown(retriever, fake_ollama, monkeypatch):
+    from fake_ollama import GROUNDING_MODEL, QUESTION
+
+    fake_ollama.models.append(f"{GROUNDING_MODEL}:latest")
+    fake_ollama.verdicts["Outside those hours there is nowhere in Kestrelford to get a meal."] = "No"
+    monkeypatch.setenv("GUIDE_TUI_GROUNDING_MODEL", GROUNDING_MODEL)
+    app = GuideApp(generator="ollama", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await ask(pilot, QUESTION)
+        answer = app.query_one("#answer-text", Static).visual.plain
+        assert "⚠ 1 sentence not supported" in answer
+        assert f"{GROUNDING_MODEL} finds no support for it in guide_kestrelford.md § Eat and drink" in answer
+        assert f"claim check: also checked by {GROUNDING_MODEL}: 2 sentences, 1 not supported" in answer
 
 
 async def test_ollama_down_gives_the_extractive_answer_with_the_fallback_note(retriever):
@@ -433,12 +452,17 @@ def test_the_answer_view_flags_unsupported_sentences_and_invented_citations(retr
     retrieval = retriever.retrieve(BAKERY)
     hit = retrieval.hits[0]
     made_up = "It also sells [bold]cakes[/] on Sundays [guide_marchwood.md]."
+    source = Citation(hit.chunk.file, hit.chunk.section, hit.chunk.chunk_id, hit.matched_sentence)
     answer = Answer(
-        BAKERY, False, f"{hit.matched_sentence} {made_up}", "ollama:llama3.2", retrieval,
-        [Citation(hit.chunk.file, hit.chunk.section, hit.chunk.chunk_id, hit.matched_sentence)],
+        BAKERY, False, f"{hit.matched_sentence} {made_up}", "ollama:llama3.2", retrieval, [source],
         unsupported=[made_up], invented_citations=["guide_marchwood.md"],
+        flags=[Flag(made_up, "citation", "cites guide_marchwood.md, which the model was not shown", source)],
+        check_note="also checked by bespoke-minicheck: 1 sentence, all supported",
     )  # fmt: skip
     shown = answer_content(answer)
+    assert f"“{made_up}”: cites guide_marchwood.md, which the model was not shown" in shown.plain
+    assert f"{hit.chunk.file} § {hit.chunk.section}: “{hit.matched_sentence}”" in shown.plain
+    assert "claim check: also checked by bespoke-minicheck: 1 sentence, all supported" in shown.plain
     assert f"{hit.matched_sentence} ⚠ {made_up}" in shown.plain
     assert "⚠ 1 sentence not supported by the retrieved guides (marked)" in shown.plain
     assert "⚠ cites guide_marchwood.md, which the model was not shown" in shown.plain

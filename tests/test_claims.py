@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from guide_tui.answering import REFUSAL
@@ -159,3 +161,135 @@ def test_uncited_supported_sentence_still_gets_its_source(hits_for, bundled_inde
     assert check.unsupported == []
     assert [c.file for c in check.citations] == ["guide_kestrelford.md"]
     assert check.citations[0].quote == "No buses run to Kestrelford on Sundays."
+
+
+# ---------------------------------------------------------------- each failure kind, and why it is flagged
+
+
+def flag_of(hits_for, bundled_index, question: str, claim: str):
+    """The one flag the check raises on a one-sentence answer (with every index chunk known, as answering passes them)."""
+    check = check_claims(claim, hits_for(question), bundled_index.embedder, chunks=bundled_index.chunks)
+    (flag,) = check.flags
+    assert flag.sentence == claim and check.citations == []
+    return flag
+
+
+@pytest.mark.parametrize(
+    ("question", "claim", "kind", "said", "source"),
+    [
+        # a time of day turned round: the number matches, the meaning does not
+        ("When does the Brightwater market run?", "The Tuesday market sets up in Brightwater's square at 7pm [guide_eating.md].",
+         "value", ['"7pm"', '7am'], "In Brightwater, the Tuesday market opens in the square at 7am and is packed away by 1pm."),
+        ("How does winter affect walking in Brightwater?", "On weekdays the Brightwater paths are cleared by 7pm [guide_walking.md].",
+         "value", ['"7pm"', '"7am"'], "On weekdays the paths are cleared by 7am, but at weekends clearing happens considerably later."),
+        # a negation flipped: same words, opposite claim
+        ("Is the mill tour at Givens Mill accessible?", "The mill tour at Givens Mill has an accessible route to the machinery floor [guide_accessibility.md].",
+         "polarity", ["says what the guide denies"], "The mill tour at Givens Mill includes stairs, and the machinery floor has no accessible route."),
+        ("Can I use one bus ticket with every operator?", "Bus tickets from any of the three operators are accepted on every bus in the region [guide_regional_transport.md].",
+         "polarity", ["says what the guide denies"], "Three bus operators serve the region, and no operator accepts another operator's tickets."),
+        ("Is the Halden Bay coastal path safe in bad weather?", "The high-wind closures on the Halden Bay coastal path are only advisory [guide_walking.md].",
+         "polarity", ['"advisory"', '"enforced"'], "The high-wind closures are enforced and are not merely advisory."),
+        ("When is the Givens Mill tearoom open?", "The tearoom at the mill is open 10 to 4 every day, Tuesdays included [guide_givens_mill.md].",
+         "value", ['"every day, Tuesdays included"', '"every day except Tuesdays"'], None),
+        # an opposite property
+        ("Can I get around Halden Bay with a pushchair?", "Halden Bay's lanes are step-free, so getting about with a pushchair is easy [guide_accessibility.md].",
+         "polarity", ['"step-free"', '"stepped"'], "The stepped lanes are difficult with luggage or a pushchair, and a wheelchair is harder still."),
+        ("Is food cheaper away from the riverside in Brightwater?", "Food on Corry Lane costs about a third more than on Brightwater's riverside [guide_eating.md].",
+         "polarity", ['"costs about a third more"', '"costs about a third less"'], None),
+        ("Is parking difficult in Halden Bay?", "From the overflow car park it's a 12-minute walk downhill into Halden Bay [guide_halden_bay.md].",
+         "polarity", ['"downhill"', '"uphill"'], "From the overflow lot it is a 12-minute uphill walk into town."),
+        # a detail added to a true sentence
+        ("What is the museum in Halden Bay like?", "The fishing museum on Fell Street takes 40 minutes to see and is free to enter [guide_halden_bay.md].",
+         "value", ['a price ("free")'], None),
+        ("When are concerts on in Thornby Wells?", "Concerts in the assembly rooms cost £10 a ticket [guide_thornby_wells.md].",
+         "value", ['a price ("£10")'], None),
+        ("How do I get to Elder Ness?", "Because the road floods, Elder Ness can only be reached by boat at high tide [guide_elder_ness.md].",
+         "added", ["boat"], None),
+        # an inference beyond the text
+        ("How long is the walk from Givens Mill to Brightwater?", "You can walk from Givens Mill to Brightwater and catch a bus back on any day of the week [guide_walking.md].",
+         "value", ['"any day of the week"', '"weekday"'], None),
+        ("How do I get to Givens Mill by bus?", "Buses from Brightwater run to Givens Mill every day of the week [guide_givens_mill.md].",
+         "value", ['"every day of the week"'], None),
+        # a fact moved to another town
+        ("How do harbour front prices in Halden Bay compare with Fell Street?", "On the seafront at Pellew Sands, prices are about twice those on Fell Street [guide_eating.md].",
+         "place", ["Halden Bay"], "On Halden Bay's harbour front, prices are about twice those of Fell Street, one level higher."),
+        ("When does the Elder Ness pub serve food?", "Elder Ness's pub serves food from 12 to 2 and again from 6 to 8:30 [guide_eating.md].",
+         "place", ["Kestrelford"], None),
+        # a wrong number, and two numbers swapped between their qualifiers
+        ("Can I get to Kestrelford by train?", "Kestrelford lost its railway station in 1968 [guide_kestrelford.md].",
+         "value", ['"1968"', '"1963"'], None),
+        ("When is the mill at Givens Mill open?", "The mill at Givens Mill operates from April to October [guide_givens_mill.md].",
+         "value", ['"from April to October"', '"from March to November'], None),
+        ("How often do trams run in Marchwood?", "Trams in Marchwood run every 15 minutes on weekdays and every 8 minutes at weekends [guide_marchwood.md].",
+         "value", ['"every 15 minutes" with "weekdays"', '"weekends"'], None),
+    ],
+)  # fmt: skip
+def test_each_failure_kind_is_flagged_with_its_reason_and_source(hits_for, bundled_index, question, claim, kind, said, source):
+    flag = flag_of(hits_for, bundled_index, question, claim)
+    assert flag.kind == kind
+    for words in said:
+        assert words in flag.reason
+    if source:
+        assert flag.source.quote == source
+    chunk = next(c for c in bundled_index.chunks if c.chunk_id == flag.source.chunk_id)
+    assert flag.source.quote in sentences(chunk.text)
+    assert flag.to_json() == {"sentence": claim, "kind": kind, "reason": flag.reason, "source": flag.source.to_json()}
+
+
+# Paraphrases of many styles a small model writes; none should be flagged.
+PARAPHRASES = [
+    ("Is the Marchwood museum free?", "Entry to Marchwood's excellent city museum costs nothing [guide_marchwood.md]."),  # "costs nothing" for "free"
+    ("How do I get to Thornby Wells?", "Thornby Wells is twenty-five minutes from the hub on the Marchwood line [guide_thornby_wells.md]."),
+    ("How do harbour front prices in Halden Bay compare with Fell Street?", "Food on Halden Bay's harbour front is dearer, about twice what it costs on Fell Street [guide_eating.md]."),
+    ("When does the farm shop in Corry Vale close?", "At the mouth of the valley, selling bread and cheese and little else, the farm shop closes at 4pm [guide_corry_vale.md]."),  # reordered
+    ("How late can I eat in Marchwood?", "Marchwood kitchens serve until 00:00 on Fridays and Saturdays and until 22:30 on other nights [guide_marchwood.md]."),
+    ("How far is the airport from Brightwater?", "Brightwater has no airport of its own, and the nearest is an hour and a half away by road [guide_brightwater.md]."),
+    ("Can I visit the lighthouse at Elder Ness?", "The lighthouse isn't open to the public, but the walk out to it is the real point [guide_elder_ness.md]."),
+    ("Is the chapel in Corry Vale open?", "The chapel in the second village dates from the 12th century and is always open [guide_corry_vale.md]."),
+    ("When is the Givens Mill tearoom open?", "The tearoom is open daily from 10 until 4, except on Tuesdays [guide_givens_mill.md]."),
+    ("Where can I buy train tickets at Brightwater?", "Brightwater station's ticket office is open Mon–Fri, in the mornings only [guide_regional_transport.md]."),
+    ("How far is everything from Kestrelford's market square?", "Nowhere in Kestrelford is more than ten minutes' walk from the market square [guide_kestrelford.md]."),
+]
+
+
+@pytest.mark.parametrize(("question", "claim"), PARAPHRASES)
+def test_paraphrases_of_many_styles_pass(hits_for, bundled_index, question, claim):
+    check = check_claims(claim, hits_for(question), bundled_index.embedder, chunks=bundled_index.chunks)
+    assert check.flags == [] and len(check.citations) == 1
+
+
+# ---------------------------------------------------------------- evidence follows the answer's contract
+
+SHARED = "Is there a minor injuries unit nearby?"  # retrieval shows one copy of the towns' identical "Practical notes"
+
+
+def test_every_guide_holding_a_shown_shared_text_is_a_valid_citation(hits_for, bundled_index):
+    (shown,) = [h.chunk for h in hits_for(SHARED)]
+    assert shown.section == "Practical notes"
+    holders = [c for c in bundled_index.chunks if c.body == shown.body and c.file != shown.file]
+    assert len(holders) >= 8
+    for holder in holders:
+        claim = f"For a full hospital you have to go to Brightwater, and the minor injuries unit nearby keeps limited hours [{holder.file}]."
+        check = check_claims(claim, hits_for(SHARED), bundled_index.embedder, chunks=bundled_index.chunks)
+        assert check.flags == [] and check.invented_citations == []
+        (citation,) = check.citations
+        assert (citation.file, citation.chunk_id) == (holder.file, holder.chunk_id)  # the guide the model cited
+    # without the index's chunks only the shown copy is known: another guide's copy is not
+    claim = f"Phone signal is strong in the middle of town [{holders[0].file}]."
+    assert check_claims(claim, hits_for(SHARED), bundled_index.embedder).invented_citations == [holders[0].file]
+
+
+def test_a_flipped_fact_in_a_shared_text_is_still_flagged(hits_for, bundled_index):
+    claim = "The minor injuries unit nearby is open around the clock [guide_halden_bay.md]."
+    check = check_claims(claim, hits_for(SHARED), bundled_index.embedder, chunks=bundled_index.chunks)
+    assert [f.kind for f in check.flags] == ["polarity"] and check.invented_citations == []
+    assert '"around the clock"' in check.flags[0].reason and '"limited hours"' in check.flags[0].reason
+
+
+def test_chunks_beyond_the_cutoff_are_no_evidence(retriever, bundled_index):
+    retrieval = retriever.retrieve(PUBS)
+    claim = "The pubs in Kestrelford serve food from 12 to 2 and again from 6 to 8:30 [guide_kestrelford.md]."
+    assert check_claims(claim, prompt_hits(retrieval), bundled_index.embedder).flags == []
+    beyond = [dataclasses.replace(h, above_cutoff=h.chunk.chunk_id == "guide_kestrelford.md#2") for h in retrieval.hits]
+    check = check_claims(claim, prompt_hits(dataclasses.replace(retrieval, hits=beyond)), bundled_index.embedder)
+    assert check.unsupported == [claim] and check.citations == []

@@ -218,6 +218,8 @@ def test_cli_ask_prints_the_model_answer_with_its_flagged_sentence(fake_ollama, 
     assert out.splitlines() == [
         f"{FAITHFUL} {INVENTED_SENTENCE}",
         f"Not supported by the guides: {INVENTED_SENTENCE}",
+        '  why: gives days ("Sunday") the guide does not; the guide: "The pubs in Kestrelford serve food from 12 to 2 '
+        'and again from 6 to 8:30." (guide_kestrelford.md, Eat and drink)',
         "Sources: guide_kestrelford.md (Eat and drink)",
     ]
 
@@ -298,3 +300,139 @@ def test_every_request_asks_for_a_reproducible_answer_and_the_keep_alive(fake_ol
     ask(pubs_retrieval, bundled_index, timeouts=Timeouts(keep_alive="10m"))
     (request,) = fake_ollama.requests
     assert request["options"] == {"temperature": 0, "seed": 42} and request["keep_alive"] == "10m"
+
+
+# ---------------------------------------------------------------- why a sentence is flagged, end to end
+
+
+@pytest.mark.parametrize(
+    ("scenario", "kind", "words", "source"),
+    [
+        ("flipped_time", "value", ['"11pm"', '"11am"'], "The Kestrelford bakery sells out by 11am."),
+        ("flipped_denial", "polarity", ["says what the guide denies"], "Outside those pub serving times there is nowhere in Kestrelford to get a meal."),
+        ("moved_fact", "place", ["Kestrelford"], None),
+    ],
+)
+def test_ask_json_gives_the_reason_and_source_of_each_flagged_sentence(fake_ollama, capsys, scenario, kind, words, source):
+    from fake_ollama import FIRST_FACT, FLIPPED
+
+    fake_ollama.scenario = scenario
+    code, out, err = run_ask(capsys, "--json", QUESTION)
+    record = json.loads(out)
+    assert code == 0 and err == "" and record["generator"] == "ollama:llama3.2"
+    assert record["unsupported"] == [FLIPPED[scenario]]
+    (why,) = record["unsupported_reasons"]
+    assert why["sentence"] == FLIPPED[scenario] and why["kind"] == kind
+    assert all(word in why["reason"] for word in words), why["reason"]
+    if source:
+        assert why["source"]["quote"] == source
+    assert set(why["source"]) == {"file", "section", "chunk_id", "quote"}
+    assert [c["quote"] for c in record["citations"]] == ["The pubs in Kestrelford serve food from 12 to 2 and again from 6 to 8:30."]
+    assert FIRST_FACT not in record["unsupported"] and record["check_note"] is None
+
+
+def test_a_faithful_paraphrase_streams_through_unflagged(fake_ollama, capsys):
+    from fake_ollama import PARAPHRASED
+
+    fake_ollama.scenario = "paraphrased"
+    _, out, _ = run_ask(capsys, "--json", QUESTION)
+    record = json.loads(out)
+    assert record["generator"] == "ollama:llama3.2" and record["answer"] == PARAPHRASED
+    assert record["unsupported"] == [] and record["unsupported_reasons"] == []
+    assert {c["chunk_id"] for c in record["citations"]} == {"guide_kestrelford.md#2"}
+
+
+def test_ask_prints_why_under_each_flagged_sentence(fake_ollama, capsys):
+    from fake_ollama import FLIPPED
+
+    fake_ollama.scenario = "flipped_time"
+    _, out, _ = run_ask(capsys, QUESTION)
+    lines = out.splitlines()
+    at = lines.index(f"Not supported by the guides: {FLIPPED['flipped_time']}")
+    assert lines[at + 1] == (
+        '  why: says "11pm" where the guide says "11am"; the guide: "The Kestrelford bakery sells out by 11am." '
+        "(guide_kestrelford.md, Eat and drink)"
+    )
+
+
+# ---------------------------------------------------------------- the optional grounding model
+
+
+@pytest.fixture
+def grounding(fake_ollama, monkeypatch):
+    """The fake server also serves bespoke-minicheck, and GUIDE_TUI_GROUNDING_MODEL turns the check on."""
+    from fake_ollama import GROUNDING_MODEL
+
+    fake_ollama.models.append(f"{GROUNDING_MODEL}:latest")
+    monkeypatch.setenv("GUIDE_TUI_GROUNDING_MODEL", GROUNDING_MODEL)
+    return fake_ollama
+
+
+def test_the_grounding_model_is_off_by_default(fake_ollama, capsys):
+    fake_ollama.models.append("bespoke-minicheck:latest")  # present, but not asked for
+    _, out, _ = run_ask(capsys, "--json", QUESTION)
+    record = json.loads(out)
+    assert fake_ollama.grounding_requests == [] and record["check_note"] is None
+
+
+def test_the_grounding_model_checks_each_supported_sentence_and_can_flag_one(grounding, capsys, pubs_retrieval):
+    from fake_ollama import FAITHFUL
+
+    second = FAITHFUL.split("]. ")[1]
+    grounding.verdicts["Outside those hours there is nowhere in Kestrelford to get a meal."] = "No"
+    _, out, _ = run_ask(capsys, "--json", QUESTION)
+    record = json.loads(out)
+    assert record["generator"] == "ollama:llama3.2"
+    assert record["check_note"] == "also checked by bespoke-minicheck: 2 sentences, 1 not supported"
+    (why,) = record["unsupported_reasons"]
+    assert why["sentence"] == second and why["kind"] == "grounding"
+    assert why["reason"] == "bespoke-minicheck finds no support for it in guide_kestrelford.md § Eat and drink"
+    assert [c["chunk_id"] for c in record["citations"]] == ["guide_kestrelford.md#2"]
+    shown = "\n\n".join(h.chunk.text.strip() for h in prompt_hits(pubs_retrieval) if h.chunk.file == "guide_kestrelford.md")
+    first, other = grounding.grounding_requests  # the document: what the model was shown of the guide it cited
+    assert first["model"] == "bespoke-minicheck" and first["stream"] is False and first["options"]["temperature"] == 0
+    assert first["messages"] == [{"role": "user", "content": f"Document: {shown}\nClaim: {FAITHFUL.split(' [')[0]}."}]
+    assert other["messages"][0]["content"].endswith("\nClaim: Outside those hours there is nowhere in Kestrelford to get a meal.")
+
+
+def test_the_grounding_note_is_printed_by_ask(grounding, capsys):
+    _, out, _ = run_ask(capsys, QUESTION)
+    assert out.splitlines()[-1] == "Claim check: also checked by bespoke-minicheck: 2 sentences, all supported"
+
+
+def test_a_slow_grounding_model_times_out_and_the_built_in_verdicts_stand(grounding, capsys, monkeypatch):
+    import time
+
+    monkeypatch.setenv("GUIDE_TUI_GROUNDING_TIMEOUT", "1")
+    grounding.grounding_stall = True
+    grounding.scenario = "invented_claim"
+    started = time.monotonic()
+    _, out, _ = run_ask(capsys, "--json", QUESTION)
+    record = json.loads(out)
+    assert time.monotonic() - started < 10
+    assert record["generator"] == "ollama:llama3.2"
+    assert record["check_note"] == "grounding model bespoke-minicheck: timed out after 1 s; built-in check only"
+    assert [w["kind"] for w in record["unsupported_reasons"]] == ["value"]  # the built-in check's flag is kept
+    assert len(grounding.grounding_requests) == 1  # no second wait after the first timeout
+
+
+def test_a_missing_grounding_model_is_a_note_not_a_failure(fake_ollama, capsys, monkeypatch):
+    monkeypatch.setenv("GUIDE_TUI_GROUNDING_MODEL", "bespoke-minicheck")
+    _, out, _ = run_ask(capsys, "--json", QUESTION)
+    record = json.loads(out)
+    assert record["generator"] == "ollama:llama3.2" and record["unsupported"] == []
+    assert record["check_note"] == (
+        "grounding model bespoke-minicheck: Ollama has no model 'bespoke-minicheck' (ollama pull bespoke-minicheck); built-in check only"
+    )
+
+
+def test_grounding_settings_come_from_the_environment(monkeypatch):
+    from guide_tui.grounding import Grounding
+
+    monkeypatch.delenv("GUIDE_TUI_GROUNDING_MODEL", raising=False)
+    assert Grounding.from_env().model is None
+    monkeypatch.setenv("GUIDE_TUI_GROUNDING_MODEL", " bespoke-minicheck ")
+    monkeypatch.setenv("GUIDE_TUI_GROUNDING_TIMEOUT", "5")
+    assert Grounding.from_env() == Grounding("bespoke-minicheck", 5.0)
+    monkeypatch.setenv("GUIDE_TUI_GROUNDING_TIMEOUT", "soon")
+    assert Grounding.from_env() == Grounding("bespoke-minicheck")

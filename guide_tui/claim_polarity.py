@@ -1,0 +1,146 @@
+"""Which way a clause points: what it denies, and which side of an opposite pair it takes.
+
+"Buses run on Sundays" and "no buses run on Sundays" share every word and almost every
+vector dimension; so do "step-free" and "stepped". The static embedding model puts
+antonyms close together (open/closed 0.61, weak/strong 0.71), so the claim check reads
+polarity from the words: a negator ("not", "no", "never", "without"...) denies what follows
+it in its clause, and OPPOSITES lists the pairs the guides use, each side a short pattern.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+NEGATORS = frozenset("not no never none nothing nowhere nobody neither nor without cannot rarely seldom hardly barely absence lack lacks".split())
+"""Words that deny what follows them in their clause; so does any word ending in "n't"."""
+NEGATING_PHRASES = re.compile(r"\brather than\b|\binstead of\b")
+"""Phrases that deny what follows: "match Marchwood rather than village levels", "footpaths instead of pavements"."""
+NOT_NEGATING = re.compile(
+    r"\b(?:no|not|nowhere|nothing|none)\b(?=(?:\s+[a-z'-]+){0,6}?\s+(?:more|further|longer|later|less) than\b)|\bnot (?:only|just)\b|\bno,"
+    r"|\bnothing else\b|\bnot much\b|\bno other\b"
+)
+"""Negators that deny nothing the clause goes on to say: a bound ("no more than ten minutes", "nowhere is
+more than ten minutes" are "within ten"), "not only", an answering "No,"."""
+DENYING_SIDES = ("open", "allowed")
+ONLY = re.compile(
+    r"\b(?:only|solely|exclusively)\b(?:\s+[a-z-]+){0,2}?\s+(?:in|on|at|from|between|during|for|to|until|till|by|when|if|after|before|outside)\b"
+    r"|\b(?:except|apart from|other than|but for|save for)\b"
+)
+"""An exclusive clause says yes and no at once: "only allowed on two fields" is "banned everywhere else",
+"nothing apart from the town routes" is "the town routes" (but "only advisory", limited to nothing, is
+"merely advisory")."""
+"""Opposite pairs whose second side denies what follows it too: "closed on Mondays", "banned on the headland"."""
+
+OPPOSITES: dict[str, tuple[str, str]] = {
+    # concept: (pattern of one side, pattern of the other); a clause takes a side, a negator flips it
+    "open": (
+        r"\bopen(?:s|ed)?\b|\breopens?\b|\bunlocked\b|\bkeeps? going\b|\bstays? open\b|\bcarries on\b|\baround the clock\b"
+        r"|\b24 hours\b|\ball hours\b",
+        r"\bclos(?:es|ed|ing)\b|\bclose (?:on|at|by|for|in|from|early|down|completely)\b|\bshut(?:s|ting)?\b|\blocked\b"
+        r"|\bshuts? down\b|\blimited hours\b",
+    ),
+    "allowed": (r"\ballowed\b|\bpermitted\b|\bwelcome\b", r"\bbanned\b|\bforbidden\b|\bprohibited\b|\bban\b"),
+    "price": (
+        r"\bcheap(?:er|est)?\b|\bcosts? (?:\w+ ){0,3}less\b|\bless expensive\b|\b(?:good|better) value\b|\binexpensive\b"
+        r"|\blow(?:er)?\b(?= (?:prices?|fares?|rates?))|\bprices? (?:\w+ ){0,2}(?:low|drop|fall)\b",
+        r"\bexpensive\b|\bdear(?:er|est)?\b|\bpric(?:ey|ier|iest)\b|\bcostly\b|\boverpriced\b|\bcosts? (?:\w+ ){0,3}more\b"
+        r"|\bmore expensive\b|\bhigh(?:er)? prices?\b|\bprices? (?:\w+ ){0,2}(?:high|rise|double)\b",
+    ),
+    "same price": (r"\bcosts? (?:\w+ ){0,2}the same\b|\bsame price\b|\bno cheaper\b", r"\bcheaper\b|\bdearer\b|\bcosts? (?:\w+ ){0,3}(?:more|less)\b"),
+    "slope": (
+        r"\bflat\b|\blevel\b(?! (?:up|higher|down|lower|above|below))|\bstep-free\b|\beasy gradient\b|\bgentle\b|\bdownhill\b",
+        r"\bsteep(?:er|est)?\b|\bhilly\b|\bstepped\b|\bsteps\b|\bstairs\b|\buphill\b|\bclimbs?\b|\bslopes?\b",
+    ),
+    "ease": (
+        r"\beas(?:y|ier|iest)\b|\bstraightforward\b|\bmanageable\b|\bsimple\b|\bnot (?:a|really a) problem\b",
+        r"\bhard(?:er|est)?\b|\bdifficult\b|\btricky\b|\bawkward\b|\bserious\b|\btough\b|\bchallenging\b",
+    ),
+    "busy": (
+        r"\bbus(?:y|ier|iest)\b|\bcrowd(?:s|ed)\b|\bpacked\b|\bfills?\b|\bfull\b|\bfully booked\b",
+        r"\bquiet(?:er|est)?\b|\bdull\b|\bempty\b|\bdeserted\b|\bcalm\b",
+    ),
+    "safe": (r"\bsafe(?:ly)?\b", r"\bdangerous\b|\bunsafe\b|\bhazardous\b|\brisky\b"),
+    "good": (
+        r"\bgood\b|\bbest\b|\bfinest\b|\bexcellent\b|\bpleasant\b|\bnice\b|\bgreat\b|\bstrong\b|\breliable\b|\bdelicious\b",
+        r"\bbad\b|\bpoor(?:ly)?\b|\bweak\b|\bpatchy\b|\bunreliable\b|\bunpleasant\b|\bunremarkable\b|\bawful\b|\bdispiriting\b",
+    ),
+    "enforced": (r"\benforced\b|\bstrict(?:ly)?\b", r"\badvisory\b|\boptional\b"),
+    "condition": (
+        r"\bmoderni[sz]ed\b|\brenovated\b|\brestored\b|\brefurbished\b|\bwell[- ]kept\b|\bimmaculate\b",
+        r"\bfaded\b|\bshabby\b|\brun-down\b|\bneglected\b|\bdilapidated\b|\btired\b",
+    ),
+    "icy": (r"\bices? over\b|\bicy\b|\biced\b|\bfreezes?\b|\bfrozen over\b", r"\bclear of ice\b|\bice-free\b|\bfree of ice\b|\bthawed\b"),
+    "continuous": (r"\bcontinuous(?:ly)?\b|\bnon-?stop\b|\bunbroken\b|\buninterrupted\b", r"\bbreaks?\b|\binterrupted\b|\bpaused?\b"),
+    "steady": (r"\bsteady\b|\bstable\b|\bconstant\b|\bunchanged\b", r"\bchanges?\b|\bvar(?:y|ies)\b|\bfluctuates?\b"),
+    "size": (r"\blarg(?:e|er|est)\b|\bbig(?:ger|gest)?\b", r"\bsmall(?:er|est)?\b|\blittle\b"),
+    "early": (r"\bearl(?:y|ier|iest)\b", r"\blate(?:r|st)?\b"),
+    "direction": (r"\bnorth\b|\bupstream\b", r"\bsouth\b|\bdownstream\b"),
+    "tide": (r"\blow tide\b", r"\bhigh tide\b"),
+}
+SIDES = {concept: (re.compile(yes), re.compile(no)) for concept, (yes, no) in OPPOSITES.items()}
+ANY_SIDE = re.compile("|".join(f"(?:{side})" for pair in OPPOSITES.values() for side in pair))
+"""Every side of every pair at once: most clauses take no side, and one search tells."""
+WORD = re.compile(r"[a-z0-9£][a-z0-9'-]*")
+
+
+def normalised(text: str) -> str:
+    """Lowercase with straight apostrophes: the text every offset here refers to (same length as the clause)."""
+    return text.lower().replace("’", "'")
+
+
+def is_negator(word: str) -> bool:
+    return word in NEGATORS or word.endswith("n't")
+
+
+@dataclass(frozen=True)
+class Polarity:
+    """A clause read for what it denies and which side of each opposite pair it takes."""
+
+    text: str  # normalised(clause)
+    denials: tuple[int, ...]  # offsets just after each negator or denying side; a denial runs to the clause end
+    sides: dict[str, frozenset[int]]  # concept -> sides taken (+1 / -1; a denied side counts as the other)
+    said: dict[str, str]  # concept -> the words that took the side, as read ("not open", "stepped")
+    spans: list[tuple[int, int]]  # where the words that took sides are
+    negative: bool  # an odd number of negators deny something other than a side word ("no buses run")
+    exclusive: bool  # "only on weekdays", "none except the town routes": affirms and denies at once
+
+    def negated(self, offset: int) -> bool:
+        """Is the word at this offset denied (after an odd number of negators or denying sides)?"""
+        return sum(1 for start in self.denials if start <= offset) % 2 == 1
+
+
+def polarity(clause: str) -> Polarity:
+    text = normalised(clause)
+    kept = NOT_NEGATING.sub(lambda m: " " * len(m.group()), text)
+    words = [(m.group(), m.start(), m.end()) for m in WORD.finditer(kept)]
+    negators = sorted([end for word, _, end in words if is_negator(word)] + [m.end() for m in NEGATING_PHRASES.finditer(kept)])
+    sides: dict[str, set[int]] = {}
+    said: dict[str, str] = {}
+    spans: list[tuple[int, int]] = []
+    flipping: set[int] = set()  # negators that turned a side word round ("isn't open" is "closed")
+    denying: list[int] = []
+    for concept, (yes, no) in SIDES.items() if ANY_SIDE.search(text) else ():
+        for pattern, side in ((yes, 1), (no, -1)):
+            for match in pattern.finditer(text):
+                before = [n for n in negators if n <= match.start()]
+                denied = len(before) % 2 == 1
+                if before:
+                    flipping.add(before[-1])
+                sides.setdefault(concept, set()).add(-side if denied else side)
+                wording = ("not " if denied else "") + match.group()
+                if len(wording) > len(said.get(concept, "")):  # the fullest wording: "around the clock", not "open"
+                    said[concept] = wording
+                spans.append(match.span())
+                if concept in DENYING_SIDES and side == -1:
+                    denying.append(match.end())
+    exclusive = ONLY.search(text) is not None
+    if exclusive:
+        sides = {concept: {1, -1} for concept in sides}
+    in_spans = lambda offset: any(a <= offset < b for a, b in spans)  # noqa: E731
+    content_after = {
+        n for n in negators if any(start >= n and not is_negator(w) and not in_spans(start) and len(w) > 2 for w, start, _ in words)
+    }
+    negative = len([n for n in negators if n not in flipping and n in content_after]) % 2 == 1
+    sides_taken = {k: frozenset(v) for k, v in sides.items()}
+    return Polarity(text, tuple(sorted(negators + denying)), sides_taken, said, spans, negative, exclusive)

@@ -1,0 +1,416 @@
+"""Values in a sentence, each with its kind and unit, so "7pm" is not "7am" and "fifty" is "50".
+
+A claim's number means something only with what it counts: the same 7 is a morning
+time, an evening time, seven trains or seven miles. Each value is read with its unit and
+qualifiers and normalised (times to minutes after midnight, durations to minutes, distances
+to metres, prices to pounds, days and months to sets), so the claim check compares like with
+like and paraphrases ("an hour and a half" for "90 minutes", "19:00" for "7pm", "costs
+nothing" for "free") are equal.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from guide_tui.asked import MONTH_NAMES, WEEKDAY_NAMES
+
+UNITS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
+FRACTIONS = {"half": 0.5, "a third": 1 / 3, "a quarter": 0.25, "twice": 2.0, "double": 2.0, "two times": 2.0, "three times": 3.0}
+
+WORD_NUMBER = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{'|'.join(k for k in UNITS if k != 'zero')}))?|{'|'.join(UNITS)}|a dozen|dozen)"
+NUMBER = rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?|{WORD_NUMBER}(?:[- ](?:hundred|thousand))?|a hundred|a thousand)"
+"""A number in digits or words: 12, 12,000, 1.5, fifty, thirty-five, two hundred."""
+SOME = rf"(?:{NUMBER}|an?|one)"  # "an hour", "a day"
+
+# unit word -> (kind, factor to the kind's base unit: minutes for durations, metres for distances)
+DURATION_UNITS = {"minute": 1, "min": 1, "hour": 60, "hr": 60, "day": 1440, "night": 1440, "week": 10080, "month": 43800, "year": 525600}
+DISTANCE_UNITS = {"mile": 1609.0, "metre": 1.0, "meter": 1.0, "m": 1.0, "km": 1000.0, "kilometre": 1000.0, "kilometer": 1000.0, "yard": 0.9144, "foot": 0.3048, "feet": 0.3048}
+DISTANCE_TOLERANCE = 0.1  # "about 10 km" restates "six miles"
+HEDGE = 0.25  # how far "just under" / "nearly" / "just over" may be from the amount it names
+HEDGED = re.compile(r"(?:just|a little|a bit|slightly) (under|over|less than|more than)\s*$|(nearly|almost)\s*$")
+
+WEEKDAYS = [d.lower() for d in WEEKDAY_NAMES]
+MONTHS = [m.lower() for m in MONTH_NAMES]
+ALL_DAYS = frozenset(range(7))
+ALL_MONTHS = frozenset(range(1, 13))
+SEASONS = {
+    "spring": frozenset({3, 4, 5}), "summer": frozenset({6, 7, 8}), "high summer": frozenset({7, 8}),
+    "midsummer": frozenset({6, 7}), "autumn": frozenset({9, 10, 11}), "fall": frozenset({9, 10, 11}),
+    "winter": frozenset({12, 1, 2}), "easter": frozenset({3, 4}),
+}  # fmt: skip
+PARTS_OF_DAY = {  # minutes after midnight, as (start, end) spans
+    "morning": ((300, 720),), "mornings": ((300, 720),), "lunchtime": ((690, 870),), "afternoon": ((720, 1080),),
+    "afternoons": ((720, 1080),), "evening": ((1020, 1440),), "evenings": ((1020, 1440),),
+}  # fmt: skip
+"""Night is left out: "other nights", "two nights", "weeknights" seldom mean a time of day."""
+NAMED_TIMES = {"noon": 720, "midday": 720, "midnight": 0}
+SYMBOLIC_TIMES = {"all day": "all day", "all night": "all night", "dusk": "dusk", "sunset": "dusk", "nightfall": "dusk", "dark": "dusk", "dawn": "dawn", "sunrise": "dawn", "first light": "dawn"}
+FREE = r"(?<![\w-])free(?![\w-])(?! of (?:steps|traffic|crowds))|costs? nothing|(?:at|for) no (?:cost|charge)|no charge|free of charge|for nothing|without charge|(?:doesn't|does not|won't) cost (?:anything|a penny)"
+CHARGED = (
+    r"\bmetered\b|\bexpensive\b|\bpricey\b|\bcostly\b|\boverpriced\b|\b(?:an? )?(?:small |entry |entrance |admission )?fee\b"
+    r"|\bcharges? (?:for )?(?:entry|entrance|admission|visitors)\b|\bpay to (?:enter|get in|go in|visit|climb)\b|\bnot free\b"
+)
+ALL_YEAR = r"all year(?: round)?|year-round|year round|throughout the year|every month|all through the year|any time of (?:the )?year"
+EVERY_DAY = (
+    r"every day(?: of the week)?|each day|daily|seven days(?: a| of the) week|all seven days(?: of the week)?|all week"
+    r"|every (?:night|evening)(?: of the week)?|nightly|any day(?: of the week)?"
+)
+EXCEPTED = r"\b(?:except|apart from|other than|but not|excluding)(?: on)?\s+"
+EXCEPT = rf",?\s*{EXCEPTED}"
+MONTH_NAME = rf"(?:(?:early|late|mid)[- ])?(?:{'|'.join(MONTHS)}|{'|'.join(sorted(SEASONS, key=len, reverse=True))})"
+DAY_FULL = "|".join(WEEKDAYS)
+DAY_SHORT = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4, "sat": 5, "sun": 6}
+SHORT_RANGE = rf"\b(?:{'|'.join(DAY_SHORT)})\.?\s*[-–]\s*(?:{'|'.join(DAY_SHORT)})\b\.?"
+"""Abbreviated days only as a range ("Mon–Fri"): alone, "sat" and "sun" are words."""
+DAY_NAME = rf"(?:(?:{DAY_FULL})s?|weekdays?|weekends?|weeknights?)"
+LINK = r"\s*(?:to|-|–|until|till|through)\s*"
+
+
+@dataclass(frozen=True)
+class Value:
+    """One value as written ("7pm") and normalised (`readings`: the ways it can be read)."""
+
+    kind: str  # clock, price, duration, distance, day, month, year, count, ordinal, ratio
+    text: str
+    readings: tuple  # clock: (first, last) minute spans; year: (first, last) years; day/month: one frozenset; others: numbers
+    start: int  # offset in the sentence
+    is_range: bool = False  # "from May to September": the claim states both ends, not a part
+    negative: bool = False  # "closed on Mondays", "no buses on Sundays" (set by the caller from polarity)
+    loose: bool = False  # a season in a claim: overlapping the evidence is enough
+    hedge: str = ""  # "under" / "over" for "just under half an hour", "nearly an hour", "just over a mile"
+
+    def matches(self, other: Value) -> bool:
+        """Does `other` (in the evidence) state this value (in the claim)?"""
+        if self.kind != other.kind:
+            return False
+        if self.kind in ("clock", "year"):
+            return any(overlaps(a, b) for a in self.readings for b in other.readings)
+        if self.kind in ("day", "month"):
+            mine, theirs = self.readings[0], other.readings[0]
+            if self.negative != other.negative:
+                return False
+            if self.is_range:
+                return mine == theirs
+            return bool(mine & theirs) if self.loose else mine <= theirs
+        if self.hedge and self.kind in ("duration", "distance", "count"):  # "just under half an hour" is 25 minutes
+            low, high = (1 - HEDGE, 1.0) if self.hedge == "under" else (1.0, 1 + HEDGE)
+            return any(a * low <= b <= a * high for a in self.readings for b in other.readings)
+        if self.kind == "distance":
+            return any(abs(a - b) <= DISTANCE_TOLERANCE * max(a, b) for a in self.readings for b in other.readings)
+        if self.kind == "price" and None in self.readings + other.readings:  # an unstated charge: any price but free
+            return all((a is None or a > 0) and (b is None or b > 0) for a in self.readings for b in other.readings)
+        return any(abs(a - b) < 1e-6 for a in self.readings for b in other.readings)
+
+
+def overlaps(a, b) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+def number(text: str) -> float:
+    """A number written in digits or words ("12,000", "thirty-five", "two hundred", "a dozen")."""
+    text = text.lower().strip()
+    if re.fullmatch(r"[\d,]+(?:\.\d+)?", text):
+        return float(text.replace(",", ""))
+    if text in ("a", "an", "one"):
+        return 1.0
+    if text in ("a dozen", "dozen"):
+        return 12.0
+    total, scale = 0.0, 1.0
+    words = re.split(r"[- ]+", text)
+    if words[-1] in ("hundred", "thousand"):
+        scale = 100.0 if words[-1] == "hundred" else 1000.0
+        words = words[:-1] or ["one"]
+    for word in words:
+        total += UNITS.get(word, TENS.get(word, 1 if word == "a" else 0))
+    return total * scale
+
+
+def clock(hour: int, minute: int, meridiem: str | None) -> tuple:
+    """The spans a written time can mean: "7pm" one, a bare "7" both 7:00 and 19:00."""
+    if meridiem in ("am", "a.m."):
+        return (((hour % 12) * 60 + minute,) * 2,)
+    if meridiem in ("pm", "p.m."):
+        return (((hour % 12 + 12) * 60 + minute,) * 2,)
+    if hour > 12 or hour == 0:
+        return (((hour % 24) * 60 + minute,) * 2,)
+    return tuple(((h * 60 + minute,) * 2) for h in sorted({hour % 12, hour % 12 + 12}))
+
+
+def day_names(text: str) -> frozenset[int]:
+    """Weekdays named in text such as "weekdays", "Thursday to Sunday", "Fridays and Saturdays", "every day"."""
+    days: set[int] = set()
+    if re.search(EVERY_DAY, text):
+        days |= ALL_DAYS
+    if re.search(r"\bweekdays?\b|\bweeknights?\b", text):
+        days |= set(range(5))
+    if re.search(r"\bweekends?\b", text):
+        days |= {5, 6}
+    for first, last in re.findall(rf"\b({DAY_FULL})s?{LINK}({DAY_FULL})s?\b", text):
+        a, b = WEEKDAYS.index(first), WEEKDAYS.index(last)
+        days |= {(a + n) % 7 for n in range((b - a) % 7 + 1)}
+    days |= {WEEKDAYS.index(name) for name in re.findall(rf"\b({DAY_FULL})s?\b", text)}
+    for first, last in re.findall(rf"\b({'|'.join(DAY_SHORT)})\.?\s*[-–]\s*({'|'.join(DAY_SHORT)})\b", text):
+        a, b = DAY_SHORT[first], DAY_SHORT[last]
+        days |= {(a + n) % 7 for n in range((b - a) % 7 + 1)}
+    return frozenset(days)
+
+
+def day_set(text: str) -> frozenset[int]:
+    """day_names, less the days after "except" / "apart from" ("every day except Tuesdays")."""
+    parts = re.split(EXCEPT, text, maxsplit=1)
+    return day_names(parts[0]) - (day_names(parts[1]) if len(parts) > 1 else frozenset())
+
+
+def months_of(name: str) -> tuple[frozenset[int], bool]:
+    """(the months, whether a season named them) of one month or season name; "late spring" is May."""
+    part = re.match(r"(early|late|mid)[- ]", name)
+    name = name[part.end() :] if part else name
+    if name in SEASONS:
+        months = sorted(SEASONS[name], key=lambda m: (m - 3) % 12)  # in season order: December before January
+        if part and len(months) == 3 and name not in ("easter", "midsummer", "high summer"):
+            return frozenset({months[{"early": 0, "mid": 1, "late": 2}[part.group(1)]]}), False
+        return SEASONS[name], True
+    return frozenset({MONTHS.index(name) + 1}), False
+
+
+def month_set(text: str) -> tuple[frozenset[int], bool]:
+    """Months named in text ("May to September", "in winter", "all year"), and whether only seasons named them."""
+    if re.search(ALL_YEAR, text):
+        return ALL_MONTHS, False
+    span = re.search(rf"({MONTH_NAME}){LINK}({MONTH_NAME})|between ({MONTH_NAME}) and ({MONTH_NAME})", text)
+    if span:
+        first, last = [g for g in span.groups() if g]
+        start, end = min(months_of(first)[0]), max(months_of(last)[0])
+        if start == 12 and end != 12:  # "winter to March": winter's December
+            start = 12
+        return frozenset(((start - 1 + n) % 12) + 1 for n in range((end - start) % 12 + 1)), False
+    found: set[int] = set()
+    seasons_only = True
+    for name in re.findall(MONTH_NAME, text):
+        months, is_season = months_of(name)
+        found |= months
+        seasons_only = seasons_only and is_season
+    return frozenset(found), seasons_only
+
+
+# ---------------------------------------------------------------- reading values out of a sentence
+
+
+NOT_AFTER_HOUR = r"(?![:.]?\d)(?!\s?(?:am|pm|a\.m|p\.m))(?!\s*(?:minutes?|mins?|hours?|miles?|metres?|km|days?|nights?|weeks?|years?|%|times|people|cars|beds|[a-z]+s\b))"
+HOUR = r"\d{1,2}(?:[:.]\d{2})?"
+MERIDIEM = r"\s?(?:am|pm|a\.m\.|p\.m\.)"
+PATTERNS: list[tuple[str, re.Pattern]] = [
+    # order matters: an earlier pattern's span is not read again by a later one
+    ("clock", re.compile(rf"\b(?:half past|(?:a )?quarter (?:past|to)) (?:{NUMBER}|\d{{1,2}})\b(?:{MERIDIEM}| (?:in the (?:morning|afternoon|evening)|at night))?")),
+    ("price", re.compile(rf"£\s?\d+(?:\.\d{{2}})?|\b(?:\d+(?:\.\d{{2}})?|{NUMBER}) (?:pounds?|quid|pence)\b|\b\d+p\b|{FREE}|{CHARGED}")),
+    ("year", re.compile(
+        r"\b(?:1[0-9]|20)\d0s\b|\b(?:1[0-9]|20)\d\d\b(?!\s*(?:pounds|people|residents|cars|metres|miles|beds))"
+        r"|\b\d{1,2}(?:st|nd|rd|th)[- ]century\b"
+        r"|\b(?:twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth)[- ]century\b"
+    )),
+    ("day", re.compile(
+        rf"\b(?:{EVERY_DAY})(?:{EXCEPT}(?:{DAY_NAME}))?(?:,? (?:{DAY_NAME}) included)?\b"
+        rf"|{EXCEPTED}{DAY_NAME}(?:\s*(?:,|and|or)\s*{DAY_NAME})*\b|{SHORT_RANGE}"
+        rf"|\b(?:from )?{DAY_NAME}(?:{LINK}{DAY_NAME}|(?:\s*(?:,|and|or)\s*{DAY_NAME})+)?\b"
+    )),
+    ("duration", re.compile(
+        rf"\b(?:an? )?(?:hour and an? half|hour and (?:{NUMBER}) minutes?)\b|\b(?:{NUMBER}) and a half hours?\b"
+        rf"|\b(?:an? )?quarter (?:of an hour|hour)\b|\bhalf an hour\b|\bhalf[- ]hour(?:ly)?\b|\bhalf a day\b"
+        rf"|\b(?:every|each) (?:(?:{NUMBER}) )?(?:hours?|minutes?)\b|\b(?:two-|three-)?hourly\b|\bon the hour\b|\bonce an hour\b"
+        rf"|\b(?:{NUMBER})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| extra| further)?[- ](?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b'?"
+        rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|month|year)\b"
+    )),
+    ("ratio", re.compile(r"\b(?:a third|a quarter|half|twice|double|two times|three times)\b(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year))(?! (?:a|an|per) )")),
+    ("distance", re.compile(rf"\b(?:{SOME})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)\b")),
+    ("month", re.compile(rf"\b(?:between |from )?{MONTH_NAME}(?:{LINK}|\s+and\s+){MONTH_NAME}\b|\b{MONTH_NAME}\b|\b(?:{ALL_YEAR})\b")),
+    ("clock", re.compile(
+        rf"\b{HOUR}{MERIDIEM}|\b\d{{1,2}}:\d{{2}}\b"
+        rf"|\b(?:(?:at|by|until|till|from|before|after) )?(?:{NUMBER}|{HOUR})(?: o'clock)? (?:in the (?:morning|afternoon|evening)|at night)\b"
+        rf"|\b(?:{'|'.join(NAMED_TIMES)}|{'|'.join(SYMBOLIC_TIMES)})\b"
+        rf"|\b(?:from |between )?(?:{HOUR}(?:{MERIDIEM})?|noon|midday)\s*(?:to|-|–|until|till|and)\s*{HOUR}(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}"
+        rf"|\b(?:at|by|until|till|before|after|from)\s+{HOUR}\b{NOT_AFTER_HOUR}"
+        rf"|\b(?:early |late |mid-?)?(?:{'|'.join(PARTS_OF_DAY)})\b"
+    )),
+    ("ordinal", re.compile(rf"(?<!\ba )\b(?:{'|'.join(o for o in ORDINALS if o != 'first')})\b|\b\d{{1,2}}(?:st|nd|rd|th)\b(?![- ]century)")),
+    ("count", re.compile(rf"\b(?:{NUMBER}|once|twice)\b")),
+]
+
+
+HINTS = {
+    "price": re.compile(r"£|\d|free|cost|charg|fee|pric|expens|meter|pay|nothing|penny|pound|quid|pence"),
+    "duration": re.compile(r"min|hour|hr|day|night|week|month|year|half|quarter"),
+    "distance": re.compile(r"mile|met|km|kilomet|yard|feet|foot"),
+    "year": re.compile(r"\d|century"),
+    "ratio": re.compile(r"third|quarter|half|twice|double|times"),
+    "month": re.compile(rf"{'|'.join(m[:3] for m in MONTHS)}|spring|summer|autumn|fall|winter|easter|year|month"),
+    "day": re.compile(r"day|daily|week|night|evening|mon|tue|wed|thu|fri|sat|sun"),
+    "clock": re.compile(r"\d|noon|midday|midnight|dusk|dawn|sun|nightfall|dark|morning|afternoon|evening|night|lunch|all day|past|quarter"),
+    "ordinal": re.compile(r"second|third|fourth|fifth|sixth|seventh|eighth|\d(?:st|nd|rd|th)"),
+    "count": re.compile(r"\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|dozen|hundred|thousand|once|twice"),
+}
+"""Words every match of a pattern contains: a sentence without them is not searched (the patterns are slow)."""
+
+
+def values_in(sentence: str) -> list[Value]:
+    """Every value in the sentence, in order, each span read once by the first pattern that takes it."""
+    lowered = sentence.replace("’", "'").lower()
+    taken = [False] * len(lowered)
+    found: list[Value] = []
+    for kind, pattern in PATTERNS:
+        if kind in HINTS and not HINTS[kind].search(lowered):
+            continue
+        for match in pattern.finditer(lowered):
+            start, end = match.span()
+            if any(taken[start:end]):
+                continue
+            values = read(kind, match.group(0), sentence[start:end].strip(), start)
+            if values:
+                taken[start:end] = [True] * (end - start)
+                found.extend(values)
+    return with_exceptions([hedged(v, lowered) for v in sorted(found, key=lambda v: v.start)])
+
+
+def hedged(value: Value, lowered: str) -> Value:
+    """The value marked "under" or "over" when the words before it say it is not exact."""
+    said = HEDGED.search(lowered[max(0, value.start - 20) : value.start])
+    if not said or value.kind not in ("duration", "distance", "count"):
+        return value
+    return replace(value, hedge="over" if (said.group(1) or "") in ("over", "more than") else "under")
+
+
+def with_exceptions(values: list[Value]) -> list[Value]:
+    """"daily from 10 until 4, except on Tuesdays": the excepted days taken out of the days before them."""
+    kept: list[Value] = []
+    for value in values:
+        excepted = value.kind == "day" and re.match(EXCEPTED, value.text.lower())
+        earlier = next((v for v in reversed(kept) if v.kind == "day" and v.is_range), None) if excepted else None
+        if excepted and earlier is not None:
+            days = earlier.readings[0] - day_names(value.text.lower())
+            kept[kept.index(earlier)] = replace(earlier, readings=(days,))
+        else:
+            kept.append(value)
+    return kept
+
+
+def read(kind: str, lowered: str, written: str, start: int) -> list[Value]:
+    """The values one match of kind's pattern holds (two for a range of clock times, none for a stray word)."""
+    if kind == "price":
+        if re.fullmatch(FREE, lowered):
+            return [Value(kind, written, (0.0,), start)]
+        amount = re.match(rf"£?\s?(\d+(?:\.\d+)?|{NUMBER})", lowered)
+        pounds = None if amount is None else number(amount.group(1)) / (100 if re.search(r"pence|\dp$", lowered) else 1)
+        return [Value(kind, written, (pounds,), start)]
+    if kind == "ratio":
+        return [Value(kind, written, (FRACTIONS[lowered],), start)]
+    if kind == "year":
+        return [Value(kind, written, (year_span(lowered),), start)]
+    if kind in ("duration", "distance"):
+        amounts = minutes(lowered) if kind == "duration" else metres(lowered)
+        return [Value(kind, written, tuple(amounts), start)]
+    if kind == "month":
+        months, seasons_only = month_set(lowered)
+        is_range = bool(re.search(rf"{LINK}|\bbetween\b", lowered))
+        return [Value(kind, written, (months,), start, is_range=is_range, loose=seasons_only and not is_range)] if months else []
+    if kind == "day":
+        if re.match(EXCEPTED, lowered):  # taken out of an every-day value by with_exceptions
+            return [Value(kind, written, (day_names(lowered),), start)]
+        days = day_set(lowered)
+        is_range = bool(re.search(rf"{LINK}|{EXCEPT}|{EVERY_DAY}|[-–]", lowered))
+        return [Value(kind, written, (days,), start, is_range=is_range)] if days else []
+    if kind == "clock":
+        return clock_values(lowered, written, start)
+    if kind == "ordinal":
+        digits = re.match(r"\d+", lowered)
+        return [Value(kind, written, (float(digits.group()) if digits else float(ORDINALS[lowered]),), start)]
+    if lowered in ("one", "a", "an"):  # "one street back", "the only one": too common to be a claim's number
+        return []
+    return [Value("count", written, ({"once": 1.0, "twice": 2.0}.get(lowered) or number(lowered),), start)]
+
+
+def year_span(text: str) -> tuple[int, int]:
+    """First and last year a year, decade ("1890s"), century ("1400s") or "13th-century" covers."""
+    ordinals = "twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split()
+    century = re.match(r"(\d{1,2})(?:st|nd|rd|th)", text)
+    named = next((n + 12 for n, word in enumerate(ordinals) if text.startswith(word)), None)
+    if century or named:
+        n = int(century.group(1)) if century else named
+        return (n - 1) * 100, (n - 1) * 100 + 99
+    if text.endswith("s"):
+        year = int(text[:-1])
+        return year, year + (99 if year % 100 == 0 else 9)
+    return int(text), int(text)
+
+
+def amounts(text: str) -> tuple[list[float], str]:
+    """The numbers of "two to four miles" / "an hour" / "15-minute", and the unit word (singular)."""
+    unit = re.findall(r"[a-z]+", text)[-1]
+    head = re.sub(r"\b(?:more|extra|further)\b", " ", text[: text.rfind(unit)])
+    numbers = [number(n) for n in re.findall(rf"(?:{NUMBER}|\ban?\b|\bone\b)", head)]
+    return numbers or [1.0], unit.removesuffix("s") if unit not in ("feet",) else unit
+
+
+def metres(text: str) -> list[float]:
+    numbers, unit = amounts(text)
+    return [n * DISTANCE_UNITS[unit] for n in numbers]
+
+
+def minutes(text: str) -> list[float]:
+    """A duration or interval in minutes ("an hour and a half" 90, "two-hourly" 120, "a day or two" 1440)."""
+    if "quarter" in text:
+        return [15.0]
+    if re.search(r"half an hour|half[- ]hour", text):
+        return [30.0]
+    if "half a day" in text:
+        return [720.0]
+    if re.search(r"hour and an? half", text):
+        return [90.0]
+    if m := re.search(rf"hour and ({NUMBER}) minute", text):
+        return [60.0 + number(m.group(1))]
+    if m := re.search(rf"({NUMBER}) and a half hour", text):
+        return [(number(m.group(1)) + 0.5) * 60]
+    if re.search(r"hourly|on the hour|once an hour|(?:every|each) hour\b", text):
+        return [60.0 * (2 if "two-" in text else 3 if "three-" in text else 1)]
+    numbers, unit = amounts(re.sub(r"^(?:every|each) ", "", text).rstrip("'"))
+    return [n * DURATION_UNITS[unit] for n in numbers]
+
+
+def clock_values(lowered: str, written: str, start: int) -> list[Value]:
+    """A time of day as the spans of minutes it can mean; a range "from 12 to 2" as its two ends."""
+    if lowered in SYMBOLIC_TIMES:
+        return [Value("clock", written, (SYMBOLIC_TIMES[lowered],), start)]
+    if lowered in NAMED_TIMES:
+        minute = NAMED_TIMES[lowered]
+        return [Value("clock", written, ((minute, minute),) + (((1440, 1440),) if minute == 0 else ()), start)]
+    part = re.sub(r"^(?:early|late|mid-?)\s*", "", lowered)
+    if part in PARTS_OF_DAY:
+        return [Value("clock", written, PARTS_OF_DAY[part], start)]
+    spoken = re.match(rf"(half past|(?:a )?quarter past|(?:a )?quarter to) ({NUMBER}|\d{{1,2}})", lowered)
+    if spoken:
+        hour, offset = int(number(spoken.group(2))), {"half past": 30, "quarter past": 15}.get(spoken.group(1).removeprefix("a "), -15)
+        meridiem = re.search(r"am|pm|morning|afternoon|evening|night", lowered[spoken.end() :])
+        kind = None if meridiem is None else "am" if meridiem.group() in ("am", "morning") else "pm"
+        minutes_after = [(span[0] + offset, span[1] + offset) for span in clock(hour, 0, kind)]
+        return [Value("clock", written, tuple(minutes_after), start)]
+    said = re.search(r"(?:o'clock )?(?:in the (morning|afternoon|evening)|at night)", lowered)
+    if said:
+        head = re.sub(r"^(?:at|by|until|till|from|before|after) ", "", lowered[: said.start()].strip())
+        digits = re.fullmatch(r"(\d{1,2})(?:[:.](\d{2}))?", head)
+        hour, minute = (int(digits.group(1)), int(digits.group(2) or 0)) if digits else (int(number(head)), 0)
+        meridiem = "am" if said.group(1) == "morning" or (said.group(1) is None and hour == 12) else "pm"
+        return [Value("clock", written, clock(hour, minute, meridiem), start)]
+    values = [Value("clock", name, ((NAMED_TIMES[name],) * 2,), start + lowered.find(name)) for name in ("noon", "midday") if name in lowered]
+    for time in re.finditer(rf"(\d{{1,2}})(?:[:.](\d{{2}}))?\s?(am|pm|a\.m\.|p\.m\.)?", lowered):
+        hour, minute, meridiem = int(time.group(1)), int(time.group(2) or 0), time.group(3)
+        if hour > 24 or minute > 59:
+            return []
+        values.append(Value("clock", time.group(0).strip(), clock(hour, minute, meridiem), start + time.start()))
+    return values

@@ -1,0 +1,128 @@
+"""Values read with their units (claim_values) and clauses read for polarity (claim_polarity)."""
+
+from __future__ import annotations
+
+import pytest
+
+from guide_tui.claim_polarity import polarity
+from guide_tui.claim_values import values_in
+
+
+def only(text: str):
+    (value,) = values_in(text)
+    return value
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("sells out by 11 in the morning", "sells out by 11am"),
+        ("until 19:00", "until 7pm"),
+        ("until 00:00", "until midnight"),
+        ("till half past ten", "until 10:30pm"),
+        ("from 6pm", "from 6"),  # a bare hour in the guide can be either
+        ("costs nothing", "is free"),
+        ("for £2", "costs £2"),
+        ("for a small fee", "costs £2"),
+        ("an hour and a half", "90 minutes"),
+        ("fifty minutes", "50 minutes"),
+        ("thirty-five minutes", "35 minutes"),
+        ("every quarter of an hour", "every 15 minutes"),
+        ("every half hour", "every 30 minutes"),
+        ("about 10 km", "six miles"),
+        ("the 1300s", "a 14th century building"),
+        ("15th-century", "since the 1400s"),
+        ("on weekdays", "Monday to Friday"),
+        ("on Mon–Fri", "on weekdays"),
+        ("every day apart from Tuesday", "every day except Tuesdays"),
+        ("from November to February", "from November to February"),
+        ("in July", "in summer"),
+        ("in summer", "in July and August"),  # a season in a claim: overlapping is enough
+        ("forty cars", "40 cars"),
+        ("for two pounds", "for £2"),
+        ("just under half an hour", "25 minutes"),  # a hedged value is not exact
+        ("late spring", "in May"),
+    ],
+)
+def test_a_value_restated_another_way_matches(claim, source):
+    assert only(claim).matches(only(source))
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("sells out by 11pm", "sells out by 11am"),  # the same hour turned round
+        ("at 6 in the evening", "at 6am"),
+        ("until 12pm", "until midnight"),
+        ("close at 5pm", "open until dusk"),
+        ("free", "for £2"),
+        ("for £5", "for £2"),
+        ("22 minutes", "22 miles"),
+        ("six miles", "four miles"),
+        ("every half hour", "on the hour"),
+        ("in 1968", "in 1963"),
+        ("since the 1200s", "since the 1400s"),
+        ("every day of the week", "from Thursday to Sunday"),
+        ("every day, Tuesdays included", "every day except Tuesdays"),
+        ("from Thursday to Saturday", "from Thursday to Sunday"),  # a range states both ends
+        ("from April to October", "from March to November"),
+        ("all year round", "between Easter and September"),
+        ("on Sundays", "on weekdays"),
+        ("three pounds", "£2"),
+        ("just under half an hour", "40 minutes"),
+        ("in early spring", "in late spring"),
+    ],
+)
+def test_a_changed_value_does_not_match(claim, source):
+    assert not only(claim).matches(only(source))
+
+
+def test_values_keep_their_kind_and_every_number_is_read_once():
+    kinds = [(v.kind, v.text) for v in values_in("The coast road is slow: 22 miles take 40 minutes, with four buses a day.")]
+    assert kinds == [("distance", "22 miles"), ("duration", "40 minutes"), ("count", "four")]
+    assert [v.text for v in values_in("Food from 12 to 2 and again from 6 to 8:30.")] == ["12", "2", "6", "8:30"]
+    assert values_in("Trains run on Fridays and Saturdays.")[0].readings == (frozenset({4, 5}),)
+
+
+def test_words_that_look_like_days_or_numbers_are_not_values():
+    assert values_in("The sun sat on the hill.") == []  # "sun" and "sat" are days only as "Sat–Sun"
+    assert values_in("It is the only one left, one street back.") == []
+
+
+@pytest.mark.parametrize(
+    ("clause", "negative"),
+    [
+        ("No buses run to Kestrelford on Sundays", True),
+        ("Taxis do not cruise the streets", True),
+        ("Concert tickets rarely sell out", True),
+        ("Buses run on Sundays", False),
+        ("Every part of the town is no more than ten minutes on foot", False),  # a bound, not a denial
+        ("Nowhere in the town is more than ten minutes' walk away", False),
+        ("The lighthouse isn't open to the public", False),  # the negator turned "open" round instead
+        ("No, the line closed in 1963", False),  # an answering "No,"
+        ("Prices match Marchwood rather than village levels", True),
+    ],
+)
+def test_denials_are_read_from_the_negators(clause, negative):
+    assert polarity(clause).negative is negative
+
+
+@pytest.mark.parametrize(
+    ("clause", "concept", "sides"),
+    [
+        ("The lighthouse is closed to the public", "open", {-1}),
+        ("The lighthouse isn't open to the public", "open", {-1}),
+        ("The chapel is never locked", "open", {1}),
+        ("Halden Bay's lanes are step-free", "slope", {1}),
+        ("linked by stepped lanes", "slope", {-1}),
+        ("a 12-minute uphill walk", "slope", {-1}),
+        ("the busiest months", "busy", {1}),
+        ("quiet enough to feel dull", "busy", {-1}),
+        ("food costs about a third less", "price", {1}),
+        ("the fare costs more than a taxi", "price", {-1}),
+        ("the closures are only advisory", "enforced", {-1}),  # "only", limited to nothing, is "merely"
+        ("parking is only allowed in the village", "allowed", {1, -1}),  # exclusive: allowed there, banned elsewhere
+    ],
+)
+def test_a_clause_takes_a_side_of_an_opposite_pair(clause, concept, sides):
+    assert polarity(clause).sides[concept] == frozenset(sides)
