@@ -191,7 +191,9 @@ def clauses_of(sentence: str, values: list[Value]) -> list[tuple[str, int]]:
 
 def masked(towns: TownNames, text: str) -> str:
     """The text with town names blanked out, every other character where it was."""
-    return towns.pattern.sub(lambda m: " " * len(m.group()), text)
+    for start, end, _ in towns.spans(text):
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
 
 
 def canonical(text: str, values: list[Value]) -> str:
