@@ -27,7 +27,7 @@ from guide_tui.answering import answer_question  # noqa: E402
 from guide_tui.indexes import BUNDLED_INDEX, build_index, load_index  # noqa: E402
 from guide_tui.questions import load_questions  # noqa: E402
 from guide_tui.retrieval import Retriever  # noqa: E402
-from guide_tui.scoring import load_traveller_questions, score, score_table  # noqa: E402
+from guide_tui.scoring import first_headings, load_traveller_questions, score, score_table  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 DEV = SHARED / "eval" / "dev_questions.jsonl"
@@ -35,10 +35,6 @@ ORIGINALS = SHARED / "corpora" / "city_guides"
 OWN = ROOT / "benchmarks" / "data" / "own_questions.jsonl"
 L2 = 1.0
 ANSWERED_UNANSWERABLE_COST = 1.0  # an unanswerable part answered costs this many wrongly refused answerable ones
-
-
-def first_headings(retriever: Retriever) -> dict[str, str]:
-    return {c.file: c.section for c in retriever.index.chunks if c.chunk_id.endswith("#0")}
 
 
 def rows_of(retriever: Retriever, texts_and_labels: list[tuple[str, int]]) -> list[tuple[dict, int]]:
@@ -74,7 +70,7 @@ def fitted(rows: list[tuple[dict, int]], description: dict) -> AnswerabilityMode
 def run_with(model: AnswerabilityModel, retriever: Retriever, questions) -> str:
     answerability._LOADED[answerability.MODEL_FILE] = model  # the model under test, for this process only
     answers = [answer_question(retriever, q.question, generator="extractive").to_json() for q in questions]
-    return score_table(score(questions, answers, first_headings(retriever)))
+    return score_table(score(questions, answers, first_headings(retriever.index.chunks)))
 
 
 def main() -> None:

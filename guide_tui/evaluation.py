@@ -707,7 +707,7 @@ def traveller_eval(args: argparse.Namespace, now: datetime) -> int:
     odd and even ids apart (the two cross-validation halves), written to a dated report."""
     from guide_tui.answerability import shipped_model
     from guide_tui.report import open_retriever
-    from guide_tui.scoring import load_traveller_questions, score, score_table
+    from guide_tui.scoring import first_headings, load_traveller_questions, score, score_table
 
     try:
         questions = load_traveller_questions(args.questions)
@@ -723,7 +723,7 @@ def traveller_eval(args: argparse.Namespace, now: datetime) -> int:
         answer_question(retriever, q.question, generator=args.generator, model=args.model).to_json() for q in questions
     ]
     seconds = time.perf_counter() - started
-    first_heading = {c.file: c.section for c in retriever.index.chunks if c.chunk_id.endswith("#0")}
+    first_heading = first_headings(retriever.index.chunks)
     sections = []
     for label, keep in (("all", lambda q: True), ("odd ids", lambda q: q.number % 2 == 1), ("even ids", lambda q: q.number % 2 == 0)):
         chosen = [(q, a) for q, a in zip(questions, answers) if keep(q)]

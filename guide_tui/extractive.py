@@ -398,9 +398,9 @@ REGION_SHARE = 1.0  # the share a region-wide sentence gets when the question na
 TEACHER_SENTENCE_WEIGHT = 2.0  # the teacher's cosine of question and sentence
 
 
-def candidates(subject: Subject, hits: list[Hit], facts: Analysed, teacher: np.ndarray | None = None) -> list[Candidate]:
+def candidates(subject: Subject, hits: list[Hit], facts: Analysed, teacher: dict[int, float] | None = None) -> list[Candidate]:
     """Every sentence of the given chunks, best first (the same text once, at its best chunk).
-    teacher: the teacher model's cosine of the question with every unit (None without the teacher)."""
+    teacher: the teacher model's cosine of the question with each of those sentences, by row (None without it)."""
     found: dict[str, Candidate] = {}
     # a "why" answerable only by "because" is a weak sign: soft kinds count less in the ranking
     kind_strength = np.mean([kind_weight(group) for group in subject.kinds] or [1.0])
@@ -472,8 +472,9 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
     parts = question_parts(retrieval.question)
     teacher = retriever.teacher if retrieval.teacher_query is not None else None
     part_vectors = [retrieval.teacher_query] if len(parts) == 1 or teacher is None else list(teacher.encode(parts))
+    rows = [row for hit in hits for row in facts.by_chunk[facts.chunk_row[hit.chunk.chunk_id]]]  # the only ones scored
     for part, part_vector in zip(parts, part_vectors):
-        similarities = None if part_vector is None else retriever.index.teacher_vectors @ part_vector
+        similarities = None if part_vector is None else dict(zip(rows, (retriever.index.teacher_vectors[rows] @ part_vector).tolist()))
         subject = subject_of(part, facts, towns)
         towns = subject.towns
         sections = retriever.section_similarities(part_vector) if part_vector is not None and asks_for_a_list(part) else None
@@ -506,7 +507,7 @@ def unknown_names(question: str, facts: Analysed) -> list[str]:
 
 
 def part_evidence(
-    part: str, subject: Subject, hits: list[Hit], facts: Analysed, teacher: np.ndarray | None, sections: dict[str, float] | None = None
+    part: str, subject: Subject, hits: list[Hit], facts: Analysed, teacher: dict[int, float] | None, sections: dict[str, float] | None = None
 ) -> Evidence:
     """The sentence (or few) that answer one question, or why none does, with the model's verdict."""
     everything = candidates(subject, hits, facts, teacher)
@@ -547,7 +548,7 @@ def list_quotes(ranked: list[Candidate], sections: dict[str, float] | None) -> l
     return [c for c in ranked if c.hit.rank == chosen][:MAX_LIST_QUOTES]
 
 
-def completion(subject: Subject, best: Candidate, facts: Analysed, teacher: np.ndarray | None) -> list[Candidate]:
+def completion(subject: Subject, best: Candidate, facts: Analysed, teacher: dict[int, float] | None) -> list[Candidate]:
     """A nearby sentence of the same chunk giving the kind of answer the best one lacks ("the coastal
     path is closed in high wind" needs the sentence before it to say which coastal path)."""
     if best.kinds_found == 1.0:
@@ -570,15 +571,11 @@ def completion(subject: Subject, best: Candidate, facts: Analysed, teacher: np.n
 def answerability_features(subject: Subject, quotes: list[Candidate], everything: list[Candidate], facts: Analysed) -> dict[str, float]:
     """What the answerability model weighs (answerability.FEATURES), measured on the chosen quotes."""
     best = quotes[0]
-    known_here = coverage(subject, facts.place_evidence(subject.towns), facts) >= SIMILAR_WORD
+    place = facts.place_evidence(subject.towns)
+    known_here = coverage(subject, place, facts) >= SIMILAR_WORD
     known_anywhere = coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD
     named = np.array([w in subject.named for w in subject.words], dtype=bool)
-    place = facts.place_evidence(subject.towns)
     literal_here = np.array([facts.stem(w) in place.stems or same_root(w, place) for w in subject.words], dtype=bool)
-    rivals = any(
-        not c.allowed and not c.sentence.towns & subject.towns and c.kinds_found >= best.kinds_found and c.share > best.share
-        for c in everything
-    )
     unknown_here = subject.weight_of(~known_here) if subject.words else 0.0
     return {
         "unknown_anywhere": subject.weight_of(~known_anywhere) if subject.words else 0.0,
@@ -589,11 +586,19 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
         "similarity": best.similarity,
         "teacher": best.teacher,
         "kind_missing": 1.0 - kinds_found(subject, [q.sentence for q in quotes], facts, hard_only=True),
-        "other_place": float(rivals),
+        "other_place": float(said_of_another_place(subject, best, everything)),
         "yes_no_unknown": unknown_here if subject.yes_no else 0.0,
         "no_subject": float(not subject.words),
         "absent_thing": float(subject.asks_existence and bool((~literal_here).any())),
     }
+
+
+def said_of_another_place(subject: Subject, best: Candidate, everything: list[Candidate]) -> bool:
+    """A sentence about another town covers the subject better than the best one: a false premise."""
+    return any(
+        not c.allowed and not c.sentence.towns & subject.towns and c.kinds_found >= best.kinds_found and c.share > best.share
+        for c in everything
+    )
 
 
 def why_unanswerable(subject: Subject, quotes: list[Candidate], everything: list[Candidate], facts: Analysed) -> str | None:
@@ -621,10 +626,6 @@ def why_unanswerable(subject: Subject, quotes: list[Candidate], everything: list
         return "no retrieved sentence gives the kind of answer asked for"  # "how much": no price
     if best.share == 0.0 and not (place_match(subject, best.sentence) == 1.0 and (restates or subject.kinds)):
         return f"no retrieved sentence is about {', '.join(subject.words)}"
-    rivals = [  # the subject is covered better by a sentence about another town: a false premise
-        c for c in everything
-        if not c.allowed and not c.sentence.towns & subject.towns and c.kinds_found >= best.kinds_found and c.share > best.share
-    ]
-    if rivals and not restates:
+    if said_of_another_place(subject, best, everything) and not restates:
         return f"what is asked about is said of another place, not {place}"
     return None

@@ -62,6 +62,11 @@ def holds(answer: str, phrases: tuple[str, ...]) -> bool:
     return all(any(norm(alt) in said for alt in phrase.split("|")) for phrase in phrases)
 
 
+def first_headings(chunks) -> dict[str, str]:
+    """file -> the heading of its first chunk, which holds the text before that heading ("(preamble)")."""
+    return {chunk.file: chunk.section for chunk in chunks if chunk.chunk_id.endswith("#0")}
+
+
 def wanted_sections(question: TravellerQuestion, first_heading: dict[str, str]) -> set[tuple[str, str]]:
     """(file, section) pairs that hold the answer; "(preamble)" is the first section's chunk."""
     wanted = set()

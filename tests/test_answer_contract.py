@@ -16,7 +16,7 @@ from guide_tui.answerability import FEATURES, AnswerabilityModel, fit, shipped_m
 from guide_tui.answering import REFUSAL, answer_question
 from guide_tui.asked import asks_for_a_list, question_parts
 from guide_tui.questions import load_questions
-from guide_tui.scoring import load_traveller_questions, score, score_table
+from guide_tui.scoring import first_headings, load_traveller_questions, score, score_table
 
 ROOT = Path(__file__).resolve().parent.parent
 SCORE_PY = ROOT.parent / "shared" / "eval" / "score.py"
@@ -172,6 +172,6 @@ def test_scores_agree_with_the_shared_score_script(tmp_path, retriever) -> None:
     theirs = subprocess.run(
         [sys.executable, str(SCORE_PY), str(tmp_path / "answers.jsonl"), str(subset)], capture_output=True, text=True, timeout=60
     )
-    first = {c.file: c.section for c in retriever.index.chunks if c.chunk_id.endswith("#0")}
+    first = first_headings(retriever.index.chunks)
     assert theirs.returncode == 0, theirs.stderr
     assert score_table(score(questions, answers, first)).strip() == theirs.stdout.strip()
