@@ -198,7 +198,7 @@ def generated_answer(
         from guide_tui import ollama_answerer
     except ImportError as err:  # a trimmed install: answer extractively, say why
         raise OllamaUnavailable(f"Ollama support is not available ({err})") from err
-    if not ollama_answerer.prompt_hits(retrieval):
+    if not retrieval.within_cutoff:
         raise OllamaUnavailable("no retrieved chunk is within the cutoff to show Ollama")
     generated = ollama_answerer.generate(
         retrieval, retrieval.question, retriever.index.embedder, model=model, on_text=emit, host=host, chunks=retriever.index.chunks
@@ -227,9 +227,8 @@ def no_support_reason(label: str, text: str, retrieval: Retrieval, retriever: Re
     """Why a generated answer with no supported sentence is not used: "cited the wrong guide" when
     its sentences are supported once their citations are ignored, else "had no support"."""
     from guide_tui.claims import CITATION_MARK, check_claims
-    from guide_tui.ollama_answerer import prompt_hits
 
     uncited = CITATION_MARK.sub("", text)
-    if uncited != text and check_claims(uncited, prompt_hits(retrieval), retriever.index.embedder).citations:
+    if uncited != text and check_claims(uncited, retrieval.within_cutoff, retriever.index.embedder).citations:
         return f"{label}'s answer cited a guide that does not say it (another guide it was shown does)"
     return f"{label}'s answer had no support in the retrieved guides"

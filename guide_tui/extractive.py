@@ -453,15 +453,10 @@ class Evidence:
         return bool(self.quotes) and self.problem is None
 
 
-def usable_hits(retrieval: Retrieval) -> list[Hit]:
-    """The chunks an answer may use: those within the cutoff (the rows above the table's cutoff line)."""
-    return [hit for hit in retrieval.hits if not hit.above_cutoff]
-
-
 def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
     """The sentences that answer each part of the question, or why none does."""
     facts = analysed(retriever)
-    hits = usable_hits(retrieval)
+    hits = retrieval.within_cutoff
     strangers = unknown_names(retrieval.question, facts)
     if strangers or not hits:
         reason = f"the guides never mention {', '.join(strangers)}" if strangers else "no retrieved chunk is within the cutoff"

@@ -147,15 +147,10 @@ def resolve_model(model: str | None = None) -> str:
     return model or os.environ.get(MODEL_ENV) or DEFAULT_MODEL
 
 
-def prompt_hits(retrieval: Retrieval) -> list[Hit]:
-    """The chunks the model may use: retrieved and within the relevance cutoff."""
-    return [hit for hit in retrieval.hits if not hit.above_cutoff]
-
-
 def build_prompt(retrieval: Retrieval, question: str) -> list[dict]:
     documents = "\n\n".join(
         f"=== Document [{hit.chunk.file}], section \"{hit.chunk.section}\" ===\n{hit.chunk.text.strip()}"
-        for hit in prompt_hits(retrieval)
+        for hit in retrieval.within_cutoff
     )
     user = f"Documents:\n\n{documents}\n\nQuestion: {clean_question(question)}"
     return [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": user}]
@@ -189,7 +184,7 @@ def generate(
     Raises OllamaUnavailable, possibly after some on_text calls: that partial
     text is not an answer and the caller must discard it.
     """
-    hits = prompt_hits(retrieval)
+    hits = retrieval.within_cutoff
     if not hits:
         raise ValueError("generate needs at least one chunk within the cutoff; refuse before calling it")
     model = resolve_model(model)

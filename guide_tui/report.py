@@ -155,9 +155,9 @@ def ollama_prompt(retrieval: Retrieval) -> str:
     """The prompt exactly as Ollama is sent it for this retrieval (it is sent only when the question
     passes the gate and the answerability check and Ollama is the generator)."""
     try:
-        from guide_tui.ollama_answerer import build_prompt, format_prompt, prompt_hits
+        from guide_tui.ollama_answerer import build_prompt, format_prompt
     except ImportError as err:
         return f"(no prompt: Ollama support is not available: {err})"
-    if not prompt_hits(retrieval):
+    if not retrieval.within_cutoff:
         return "(no prompt: no retrieved chunk is within the cutoff, so nothing would be sent to Ollama)"
     return format_prompt(build_prompt(retrieval, retrieval.question))

@@ -115,6 +115,12 @@ class Retrieval:
     gate: Gate
     teacher_query: np.ndarray | None = None  # the question's teacher vector, for scoring sentences (None: no teacher)
 
+    @property
+    def within_cutoff(self) -> list[Hit]:
+        """The chunks an answer may use, whoever writes it: retrieved and within the relevance cutoff
+        (the rows above the table's cutoff line)."""
+        return [hit for hit in self.hits if not hit.above_cutoff]
+
     def to_json(self) -> dict:
         return {"question": self.question, "retrieved": [h.to_json() for h in self.hits], "gate": self.gate.to_json()}
 

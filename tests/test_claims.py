@@ -9,7 +9,6 @@ import pytest
 from guide_tui.answering import REFUSAL
 from guide_tui.chunking import sentences
 from guide_tui.claims import answer_sentences, check_claims, cited_files, is_refusal
-from guide_tui.ollama_answerer import prompt_hits
 
 PUBS = "When do the pubs in Kestrelford serve food?"
 BUS = "How do I get to Kestrelford by bus?"
@@ -57,7 +56,7 @@ def hits_for(retriever):
 
     def hits(question: str):
         if question not in cache:
-            cache[question] = prompt_hits(retriever.retrieve(question))
+            cache[question] = retriever.retrieve(question).within_cutoff
         return cache[question]
 
     return hits
@@ -289,7 +288,7 @@ def test_a_flipped_fact_in_a_shared_text_is_still_flagged(hits_for, bundled_inde
 def test_chunks_beyond_the_cutoff_are_no_evidence(retriever, bundled_index):
     retrieval = retriever.retrieve(PUBS)
     claim = "The pubs in Kestrelford serve food from 12 to 2 and again from 6 to 8:30 [guide_kestrelford.md]."
-    assert check_claims(claim, prompt_hits(retrieval), bundled_index.embedder).flags == []
+    assert check_claims(claim, retrieval.within_cutoff, bundled_index.embedder).flags == []
     beyond = [dataclasses.replace(h, above_cutoff=h.chunk.chunk_id == "guide_kestrelford.md#2") for h in retrieval.hits]
-    check = check_claims(claim, prompt_hits(dataclasses.replace(retrieval, hits=beyond)), bundled_index.embedder)
+    check = check_claims(claim, dataclasses.replace(retrieval, hits=beyond).within_cutoff, bundled_index.embedder)
     assert check.unsupported == [claim] and check.citations == []

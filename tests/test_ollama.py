@@ -19,7 +19,6 @@ from guide_tui.ollama_answerer import (
     format_prompt,
     generate,
     probe,
-    prompt_hits,
 )
 
 QUICK = Timeouts(connect=1.0, read=1.0, first_token=1.0)
@@ -77,7 +76,7 @@ def test_invented_claim_is_the_only_unsupported_sentence(fake_ollama, pubs_retri
 
 
 def test_citing_a_file_that_was_not_retrieved_is_flagged(fake_ollama, pubs_retrieval, bundled_index):
-    assert "guide_marchwood.md" not in {h.chunk.file for h in prompt_hits(pubs_retrieval)}
+    assert "guide_marchwood.md" not in {h.chunk.file for h in pubs_retrieval.within_cutoff}
     fake_ollama.scenario = "wrong_citation"
     answer, _ = ask(pubs_retrieval, bundled_index)
     assert answer.invented_citations == ["guide_marchwood.md"]
@@ -177,7 +176,7 @@ def test_probe_never_raises_when_ollama_is_absent():
 def test_prompt_labels_every_chunk_and_states_the_rules(pubs_retrieval):
     messages = build_prompt(pubs_retrieval, QUESTION)
     shown = format_prompt(messages)
-    for hit in prompt_hits(pubs_retrieval):
+    for hit in pubs_retrieval.within_cutoff:
         assert f'[{hit.chunk.file}], section "{hit.chunk.section}"' in shown
         assert hit.chunk.text.strip() in shown
     assert f"reply exactly with: {REFUSAL}" in shown
@@ -191,7 +190,7 @@ def test_chunks_beyond_the_cutoff_stay_out_of_the_prompt(pubs_retrieval, bundled
     cut = dataclasses.replace(
         pubs_retrieval, hits=[dataclasses.replace(h, above_cutoff=h is far) for h in pubs_retrieval.hits]
     )
-    assert far not in prompt_hits(cut)
+    assert far not in cut.within_cutoff
     assert f"section \"{far.chunk.section}\" ===\n{far.chunk.text.strip()}" not in format_prompt(build_prompt(cut, QUESTION))
     nothing = dataclasses.replace(pubs_retrieval, hits=[dataclasses.replace(h, above_cutoff=True) for h in pubs_retrieval.hits])
     with pytest.raises(ValueError):
@@ -388,7 +387,7 @@ def test_the_grounding_model_checks_each_supported_sentence_and_can_flag_one(gro
     assert why["sentence"] == second and why["kind"] == "grounding"
     assert why["reason"] == "bespoke-minicheck finds no support for it in guide_kestrelford.md § Eat and drink"
     assert [c["chunk_id"] for c in record["citations"]] == ["guide_kestrelford.md#2"]
-    shown = "\n\n".join(h.chunk.text.strip() for h in prompt_hits(pubs_retrieval) if h.chunk.file == "guide_kestrelford.md")
+    shown = "\n\n".join(h.chunk.text.strip() for h in pubs_retrieval.within_cutoff if h.chunk.file == "guide_kestrelford.md")
     first, other = grounding.grounding_requests  # the document: what the model was shown of the guide it cited
     assert first["model"] == "bespoke-minicheck" and first["stream"] is False and first["options"]["temperature"] == 0
     assert first["messages"] == [{"role": "user", "content": f"Document: {shown}\nClaim: {FAITHFUL.split(' [')[0]}."}]
