@@ -93,6 +93,10 @@ def is_negator(word: str) -> bool:
     return word in NEGATORS or word.endswith("n't")
 
 
+ANY_NEGATOR = re.compile(rf"(?<![a-z0-9£'-])(?:{'|'.join(sorted(NEGATORS, key=len, reverse=True))})(?![a-z0-9'-])|[a-z]+n't(?![a-z])|{NEGATING_PHRASES.pattern}")
+"""Every negator in one search (most clauses have none): the words of NEGATORS as whole words, "n't", the phrases."""
+
+
 @dataclass(frozen=True)
 class Polarity:
     """A clause read for what it denies and which side of each opposite pair it takes."""
@@ -112,9 +116,8 @@ class Polarity:
 
 def polarity(clause: str) -> Polarity:
     text = normalised(clause)
-    kept = NOT_NEGATING.sub(lambda m: " " * len(m.group()), text)
-    words = [(m.group(), m.start(), m.end()) for m in WORD.finditer(kept)]
-    negators = sorted([end for word, _, end in words if is_negator(word)] + [m.end() for m in NEGATING_PHRASES.finditer(kept)])
+    kept = NOT_NEGATING.sub(lambda m: " " * len(m.group()), text) if ANY_NEGATOR.search(text) else text
+    negators = sorted(m.end() for m in ANY_NEGATOR.finditer(kept))
     sides: dict[str, set[int]] = {}
     said: dict[str, str] = {}
     spans: list[tuple[int, int]] = []
@@ -138,9 +141,8 @@ def polarity(clause: str) -> Polarity:
     if exclusive:
         sides = {concept: {1, -1} for concept in sides}
     in_spans = lambda offset: any(a <= offset < b for a, b in spans)  # noqa: E731
-    content_after = {
-        n for n in negators if any(start >= n and not is_negator(w) and not in_spans(start) and len(w) > 2 for w, start, _ in words)
-    }
+    words = [(m.group(), m.start()) for m in WORD.finditer(kept)] if negators else []
+    content_after = {n for n in negators if any(start >= n and not is_negator(w) and not in_spans(start) and len(w) > 2 for w, start in words)}
     negative = len([n for n in negators if n not in flipping and n in content_after]) % 2 == 1
     sides_taken = {k: frozenset(v) for k, v in sides.items()}
     return Polarity(text, tuple(sorted(negators + denying)), sides_taken, said, spans, negative, exclusive)

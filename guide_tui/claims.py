@@ -35,7 +35,7 @@ import numpy as np
 from guide_tui.answering import REFUSAL, Citation
 from guide_tui.asked import DAY_AND_MONTH_NAMES
 from guide_tui.chunking import Chunk, sentences
-from guide_tui.claim_polarity import SIDES, Polarity, is_negator, polarity
+from guide_tui.claim_polarity import SIDES, Polarity, is_negator, normalised, polarity
 from guide_tui.claim_values import EXCEPTED, Value, values_in
 from guide_tui.embedding import Embedder
 from guide_tui.retrieval import Hit, TownNames, place_guides, query_analyzer
@@ -189,9 +189,19 @@ def clauses_of(sentence: str, values: list[Value]) -> list[tuple[str, int]]:
     return found
 
 
+@lru_cache(maxsize=8192)
+def town_spans(towns: TownNames, text: str) -> tuple[tuple[int, int, str], ...]:
+    """towns.spans(text), kept: a chunk's sentences are read for their places and their words, copy after copy."""
+    return tuple(towns.spans(text))
+
+
+def towns_in(towns: TownNames, text: str) -> frozenset[str]:
+    return frozenset(town for _, _, town in town_spans(towns, text))
+
+
 def masked(towns: TownNames, text: str) -> str:
     """The text with town names blanked out, every other character where it was."""
-    for start, end, _ in towns.spans(text):
+    for start, end, _ in town_spans(towns, text):
         text = text[:start] + " " * (end - start) + text[end:]
     return text
 
@@ -302,34 +312,37 @@ def guides_of(chunks: tuple[Chunk, ...]) -> Guides:
 
 def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, towns: TownNames) -> list[Said]:
     """Sentences cut into clauses, each with its values, polarity, words and vector (one encode call;
-    a sentence of one clause and no value lends it its vector)."""
+    a sentence of one clause and no value lends it its vector). Town names are blanked once per
+    sentence; a clause is a slice of its blanked sentence."""
     values = [values_in(text) for text in texts]
     pieces = [clauses_of(text, found) for text, found in zip(texts, values)]
-    to_embed = [canonical(masked(towns, text), found) for text, found in zip(texts, values)]
+    blanked = [masked(towns, text) for text in texts]
+    to_embed = [canonical(blank, found) for blank, found in zip(blanked, values)]
     own = [len(clauses) > 1 or bool(found) for clauses, found in zip(pieces, values)]  # clauses needing their own vector
-    for found, clauses, needed in zip(values, pieces, own):
+    for blank, found, clauses, needed in zip(blanked, values, pieces, own):
         if needed:
-            to_embed += [without_values(masked(towns, clause), found, start) for clause, start in clauses]
+            to_embed += [without_values(blank[start : start + len(clause)], found, start) for clause, start in clauses]
     vectors = embedder.encode(to_embed)
     sentence_vectors, clause_vectors = vectors[: len(texts)], iter(vectors[len(texts) :])
     read_sentences = []
-    for text, where, found, clauses, vector, needed in zip(texts, places, values, pieces, sentence_vectors, own):
+    for text, blank, where, found, clauses, vector, needed in zip(texts, blanked, places, values, pieces, sentence_vectors, own):
         read_clauses = []
         for n, (clause, start) in enumerate(clauses):
             end = clauses[n + 1][1] if n + 1 < len(clauses) else len(text) + 1
             mine = [v for v in found if start <= v.start < end]
             clause_vector = next(clause_vectors) if needed else vector
-            read_clauses.append(read_clause(clause, start, mine, clause_vector, towns))
+            read_clauses.append(read_clause(clause, start, mine, clause_vector, blank[start : start + len(clause)]))
         read_sentences.append(Said(text, where, read_clauses, vector))
     return read_sentences
 
 
-def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, towns: TownNames) -> Clause:
+def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, blank: str) -> Clause:
+    """One clause read; `blank` is the clause with its town names blanked out (their words are no content)."""
     said = polarity(text)
     values = [replace(v, negative=denied(v, said, v.start - start)) if v.kind in ("day", "month") else v for v in values]
     skipped = [(v.start - start, v.start - start + len(v.text)) for v in values] + said.spans
     free_words, denied_words = [], []
-    for word in WORD.finditer(masked(towns, said.text)):
+    for word in WORD.finditer(normalised(blank)):
         token = re.sub(r"'s$", "", word.group()).strip("'-")
         if token in FILLER or is_negator(token) or not stem(token):
             continue
@@ -356,7 +369,7 @@ def chunk_sentences(chunk: Chunk, town: str | None, towns: TownNames) -> tuple[l
             continue
         previous: frozenset[str] = frozenset()
         for sentence in sentences(paragraph):
-            named = frozenset(towns.found_in(sentence))
+            named = towns_in(towns, sentence)
             about = named | {town} if town else named or previous
             texts.append(sentence)
             places.append(frozenset(about))
@@ -695,7 +708,7 @@ def check_claims(
         return ClaimCheck(False, [Flag(text, "unrelated", "no sentence to check")] if text else [], invented)
     plains = [without_citations(c) for c in claims]
     read_chunks([copy for pool in holder.values() for copy in pool], guides, embedder)  # one batch for the whole answer
-    read_claims = read(plains, [frozenset(guides.towns.found_in(p)) for p in plains], embedder, guides.towns)
+    read_claims = read(plains, [towns_in(guides.towns, p) for p in plains], embedder, guides.towns)
 
     check = ClaimCheck(False, invented_citations=invented)
     for claim, plain, said in zip(claims, plains, read_claims):
