@@ -57,12 +57,18 @@ def chunk_corpus(corpus: Corpus) -> list[Chunk]:
 
 def sentences(text: str) -> list[str]:
     """Prose sentences of a chunk, headings left out, wrapped lines joined with one space."""
-    paragraphs = [p for p in re.split(r"\n\s*\n", text) if p.strip() and not p.lstrip().startswith("#")]
+    return [sentence for paragraph in paragraphs(text) for sentence in paragraph]
+
+
+def paragraphs(text: str) -> list[list[str]]:
+    """The sentences of each prose paragraph (headings left out): region-wide guides give one town a
+    paragraph ("**Marchwood** has ... The city museum is step-free.")."""
     found = []
-    for paragraph in paragraphs:
-        flat = " ".join(paragraph.split())
-        found.extend(s.strip() for s in SENTENCE_END.split(flat) if s.strip())
-    return found
+    for paragraph in re.split(r"\n\s*\n", text):
+        if paragraph.strip() and not paragraph.lstrip().startswith("#"):
+            flat = " ".join(paragraph.split())
+            found.append([s.strip() for s in SENTENCE_END.split(flat) if s.strip()])
+    return [p for p in found if p]
 
 
 def chunk_stats(chunks: list[Chunk]) -> str:

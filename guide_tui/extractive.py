@@ -26,6 +26,7 @@ import numpy as np
 
 from guide_tui.analysis import WORD, analyse
 from guide_tui.answerability import Verdict, shipped_model
+from guide_tui.chunking import paragraphs
 from guide_tui.asked import DAY_AND_MONTH_NAMES, FOUND, KINDS_OF_WORD, SOFT_KINDS, asked_kinds, asks_for_a_list, question_parts
 from guide_tui.retrieval import Hit, Retrieval, Retriever, query_analyzer
 
@@ -73,7 +74,7 @@ class Sentence:
     words: list[str]  # lowercased content words (stop words dropped), each once
     stems: set[str]
     vectors: np.ndarray  # the words' vectors, one row each
-    towns: set[str]  # the towns it names
+    towns: set[str]  # the towns it names or, in a region-wide guide, its paragraph named before it
     guide_town: str | None  # the town its guide is about (None: a region-wide guide)
     shared: bool  # its chunk is repeated word for word in other guides ("Practical notes")
     word_set: frozenset[str]
@@ -98,6 +99,7 @@ class Analysed:
         stored = index.analysis if index.analysis is not None else analyse(index.chunks, index.units, index.embedder)
         self.stored = stored
         self.texts = [unit.text for unit in index.units]
+        self.chunks = index.chunks
         self.embedder = index.embedder
         self.analyzer = query_analyzer(drop_stopwords=True)  # the index's stemming, stop words dropped
         self.towns = retriever.towns  # TownNames: holds no reference to the index
@@ -122,7 +124,29 @@ class Analysed:
 
     def stored_sentence(self, row: int) -> Sentence:
         """Sentence `row` of the index, from the stored analysis."""
-        return self.sentence(self.texts[row], int(self.unit_chunk[row]), self.stored.words(row), self.stored.sentence_towns(row))
+        chunk = int(self.unit_chunk[row])
+        towns = self.stored.sentence_towns(row)
+        if not towns and self.chunk_town[chunk] is None:
+            towns = self.paragraph_towns(chunk).get(row, set())
+        return self.sentence(self.texts[row], chunk, self.stored.words(row), towns)
+
+    def paragraph_towns(self, chunk: int) -> dict[int, set[str]]:
+        """For a region-wide chunk's rows that name no town: the towns the nearest earlier sentence of
+        the same paragraph names ("**Givens Mill** is one flat street ... the tearoom and riverside are")."""
+        text = self.chunks[chunk].text
+        opening, _, body = text.partition(f"\n## {self.chunks[chunk].section}\n")
+        sizes = [len(p) for part in (opening, body) for p in paragraphs(part)]
+        rows = self.by_chunk[chunk]
+        if sum(sizes) != len(rows):  # not the chunking the index was built with: inherit nothing
+            return {}
+        found, at = {}, rows.start
+        for size in sizes:
+            named: set[str] = set()
+            for row in range(at, at + size):
+                named = self.stored.sentence_towns(row) or named
+                found[row] = named
+            at += size
+        return found
 
     def rows_about(self, towns: set[str]) -> np.ndarray:
         """The rows of the sentences the place rule (about) allows for these towns, in order."""
@@ -472,8 +496,7 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
         similarities = None if part_vector is None else dict(zip(rows, (retriever.index.teacher_vectors[rows] @ part_vector).tolist()))
         subject = subject_of(part, facts, towns)
         towns = subject.towns
-        sections = retriever.section_similarities(part_vector) if part_vector is not None and asks_for_a_list(part) else None
-        found = part_evidence(part, subject, hits, facts, similarities, sections)
+        found = part_evidence(part, subject, hits, facts, similarities)
         verdicts += found.verdicts
         if found.problem:
             uncovered.append(part)
@@ -502,7 +525,7 @@ def unknown_names(question: str, facts: Analysed) -> list[str]:
 
 
 def part_evidence(
-    part: str, subject: Subject, hits: list[Hit], facts: Analysed, teacher: dict[int, float] | None, sections: dict[str, float] | None = None
+    part: str, subject: Subject, hits: list[Hit], facts: Analysed, teacher: dict[int, float] | None
 ) -> Evidence:
     """The sentence (or few) that answer one question, or why none does, with the model's verdict."""
     everything = candidates(subject, hits, facts, teacher)
@@ -511,7 +534,7 @@ def part_evidence(
         reason = f"nothing retrieved is from the guides for {' or '.join(sorted(subject.towns)) or 'the region'}"
         return Evidence([], reason, verdicts=[Verdict(part, 0.0, False, {}, reason)])
     if asks_for_a_list(part):
-        quotes = list_quotes(ranked, sections)
+        quotes = list_quotes(ranked)
         best = quotes[0]
     else:
         best = ranked[0]
@@ -535,11 +558,10 @@ def part_evidence(
     return Evidence(quotes, reason, verdicts=[Verdict(part, probability, False, features, reason)])
 
 
-def list_quotes(ranked: list[Candidate], sections: dict[str, float] | None) -> list[Candidate]:
-    """For a list question: the best sentences of one chunk (a list is usually one section: "What to see"),
-    best first; the chunk whose heading the teacher finds closest to the question (sections), else the
-    highest-ranked one."""
-    chosen = min(ranked, key=lambda c: (-(sections or {}).get(c.hit.chunk.section, 0.0), c.hit.rank)).hit.rank
+def list_quotes(ranked: list[Candidate]) -> list[Candidate]:
+    """For a list question: the best sentences of one chunk, the highest-ranked one (a list is usually
+    one section, "What to see", and retrieval ranks a list question's chunks by their headings too)."""
+    chosen = min(c.hit.rank for c in ranked)
     return [c for c in ranked if c.hit.rank == chosen][:MAX_LIST_QUOTES]
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from guide_tui.asked import FOUND, SOFT_KINDS, WHEN, asked_kinds
+from guide_tui.asked import asks_for_a_list, FOUND, SOFT_KINDS, WHEN, asked_kinds
 from guide_tui.chunking import Chunk
 from guide_tui.indexes import LoadedIndex, keyword_ordinals
 
@@ -78,7 +78,7 @@ class Hit:
     fused_score: float
     matched_sentence: str
     above_cutoff: bool  # True when this chunk's distance is beyond the cutoff (shown dimmed)
-    teacher_similarity: float | None = None  # cosine of question and best sentence by the teacher (None: not pooled)
+    teacher_similarity: float | None = None  # teacher cosine of question and best sentence, or section heading for a list question when closer (None: not pooled)
 
     def to_json(self) -> dict:
         return {
@@ -245,7 +245,7 @@ class Retriever:
         self.units_of = [range(a, b) for a, b in zip(starts[:-1], starts[1:])]
         """Per chunk ordinal, the rows of its units (units are stored chunk by chunk, in order)."""
         self._teacher = None
-        self._sections: tuple[list[str], np.ndarray] | None = None
+        self._headings: dict[int, np.ndarray] = {}
 
     @property
     def teacher(self):
@@ -265,14 +265,18 @@ class Retriever:
             self._teacher = teacher
         return self._teacher
 
-    def section_similarities(self, question_vector: np.ndarray) -> dict[str, float]:
-        """Per section heading ("What to see"), the teacher cosine with the question: which section a list
-        question asks for (headings encoded once per index, at the first list question)."""
-        if self._sections is None:
-            names = sorted({chunk.section for chunk in self.index.chunks})
-            self._sections = (names, self.teacher.encode(names))
-        names, vectors = self._sections
-        return dict(zip(names, (vectors @ question_vector).tolist()))
+    def heading_text(self, chunk: int) -> str:
+        """What a section is about, in words the teacher reads well: "What to see in Halden Bay"."""
+        c = self.index.chunks[chunk]
+        return f"{c.section} in {self.places[c.file]}" if c.file in self.places else f"{c.title}: {c.section}"
+
+    def heading_similarities(self, question_vector: np.ndarray, chunks: list[int]) -> np.ndarray:
+        """Per chunk: the teacher cosine of the question and the chunk's heading in its place (each heading
+        encoded at the first list question that reaches its chunk, then kept)."""
+        missing = [c for c in dict.fromkeys(chunks) if c not in self._headings]
+        if missing:
+            self._headings.update(zip(missing, self.teacher.encode([self.heading_text(c) for c in missing])))
+        return np.array([float(self._headings[c] @ question_vector) for c in chunks])
 
     def teacher_similarities(self, question_vector: np.ndarray, chunks: list[int]) -> np.ndarray:
         """Per chunk: the teacher cosine of the question and the chunk's best-matching sentence."""
@@ -368,6 +372,8 @@ class Retriever:
         question_vector = teacher.encode([question])[0]
         pool = order[:TEACHER_POOL]
         similarity = self.teacher_similarities(question_vector, pool)
+        if asks_for_a_list(question):  # a list is usually a whole section: "What to see", "Eat and drink"
+            similarity = np.maximum(similarity, self.heading_similarities(question_vector, pool))
         spread = similarity.max() - similarity.min() if len(pool) else 0.0
         scaled = (similarity - similarity.min()) / spread if spread > 0 else np.zeros_like(similarity)
         fused = fused.copy()

@@ -175,3 +175,48 @@ def test_scores_agree_with_the_shared_score_script(tmp_path, retriever) -> None:
     first = first_headings(retriever.index.chunks)
     assert theirs.returncode == 0, theirs.stderr
     assert score_table(score(questions, answers, first)).strip() == theirs.stdout.strip()
+
+
+# ---------------------------------------------------------------- the structure the guides have
+
+
+def test_a_list_question_ranks_the_section_its_heading_names_first(retriever) -> None:
+    """"Highlights" is never said in the guides: the heading "What to see" is what answers it."""
+    hits = retriever.retrieve("Give me the highlights of Halden Bay.").hits
+    assert (hits[0].chunk.file, hits[0].chunk.section) == ("guide_halden_bay.md", "What to see")
+
+
+@pytest.mark.parametrize(
+    "question, is_list",
+    [
+        ("things to do in halden bay", True),
+        ("What are the main sights in Brightwater?", True),
+        ("What walks are there near Corry Vale?", True),
+        ("Until what time are there trains from Marchwood?", False),
+        ("What time does the bakery sell out?", False),
+    ],
+)
+def test_list_questions_are_told_from_single_answers(question, is_list) -> None:
+    assert asks_for_a_list(question) is is_list
+
+
+def test_a_region_wide_sentence_is_about_the_town_its_paragraph_opened_with(tmp_path, bundled_index) -> None:
+    from guide_tui.extractive import analysed
+    from guide_tui.indexes import BUNDLED_CORPUS, build_index, load_index
+    from guide_tui.retrieval import Retriever
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for guide in BUNDLED_CORPUS.glob("guide_*.md"):
+        text = guide.read_text(encoding="utf-8")
+        if guide.name == "guide_accessibility.md":
+            text = text.replace("The tearoom and the riverside at Givens Mill are both accessible.", "The tearoom and the riverside are both accessible.")
+            assert "The tearoom and the riverside are both accessible." in text
+        (corpus / guide.name).write_text(text, encoding="utf-8")
+    build_index(corpus, tmp_path / "index", embedder=bundled_index.embedder, with_teacher=False)
+    retriever = Retriever(load_index(tmp_path / "index"))
+    facts = analysed(retriever)
+    row = facts.texts.index("The tearoom and the riverside are both accessible.")
+    assert facts.stored_sentence(row).towns == {"Givens Mill"}
+    answer = ask(retriever, "Is the tearoom at Givens Mill accessible?")
+    assert "The tearoom and the riverside are both accessible." in answer.text
