@@ -462,7 +462,8 @@ COMPANION_MARGIN = 0.35  # another sentence is quoted too when it scores this cl
 COMPLETION_REACH = 2  # how many sentences away a missing kind of answer is looked for in the best one's chunk
 
 
-MAX_LIST_QUOTES = 5  # a list question quotes up to this many sentences of the section that answers it
+MAX_LIST_QUOTES = 7  # a list question quotes up to this many sentences
+LIST_QUOTES_FROM_TOP = 5  # of them, at most this many from its top chunk
 
 
 @dataclass(frozen=True)
@@ -559,10 +560,16 @@ def part_evidence(
 
 
 def list_quotes(ranked: list[Candidate]) -> list[Candidate]:
-    """For a list question: the best sentences of one chunk, the highest-ranked one (a list is usually
-    one section, "What to see", and retrieval ranks a list question's chunks by their headings too)."""
+    """For a list question: the best sentences of the highest-ranked chunk (a list is usually one section,
+    "What to see", and retrieval ranks a list question's chunks by their headings too), then the best
+    sentence of each further chunk (the items of "which towns..." are spread over the towns' guides)."""
     chosen = min(c.hit.rank for c in ranked)
-    return [c for c in ranked if c.hit.rank == chosen][:MAX_LIST_QUOTES]
+    quotes = [c for c in ranked if c.hit.rank == chosen][:LIST_QUOTES_FROM_TOP]
+    others: dict[int, Candidate] = {}
+    for c in ranked:
+        if c.hit.rank != chosen:
+            others.setdefault(c.hit.rank, c)
+    return quotes + sorted(others.values(), key=lambda c: -c.score)[: MAX_LIST_QUOTES - len(quotes)]
 
 
 def completion(subject: Subject, best: Candidate, facts: Analysed, teacher: dict[int, float] | None) -> list[Candidate]:
