@@ -102,8 +102,10 @@ def test_a_part_the_guides_do_not_cover_is_named_and_the_rest_answered(retriever
 def test_a_list_question_quotes_several_sentences_of_the_section(retriever) -> None:
     assert asks_for_a_list("What is there to see in Halden Bay?")
     answer = ask(retriever, "What is there to see in Halden Bay?")
-    assert {(c.file, c.section) for c in answer.citations} == {("guide_halden_bay.md", "What to see")}
-    assert len(answer.citations) >= 3
+    sections = [(c.file, c.section) for c in answer.citations]
+    assert sections[0] == ("guide_halden_bay.md", "What to see")
+    assert sections.count(("guide_halden_bay.md", "What to see")) >= 3
+    assert len(set(sections)) - 1 <= 2, "besides the top chunk, at most two further chunks, one sentence each"
 
 
 @pytest.mark.parametrize(
