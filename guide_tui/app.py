@@ -19,7 +19,9 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import Callable
 
 from rich.text import Text
 from textual import command, events, on, work
@@ -37,6 +39,7 @@ from guide_tui.questions import Question, load_questions
 from guide_tui.answerability import shipped_model
 from guide_tui.report import cutoff_row_at, no_hits_message, teacher_cell
 from guide_tui.retrieval import MAX_QUESTION_CHARS, Hit, Retrieval, Retriever, clean_question, printable
+from guide_tui.settings import SettingsFile
 
 EXIT_AFTER_ENV = "GUIDE_TUI_EXIT_AFTER"  # "paint" or "ready": exit once there, for the start-up benchmark
 QUESTION_SHOWN_CHARS = 300  # a huge question is shown shortened in the answer panel
@@ -114,17 +117,24 @@ class OllamaState:
     detail: str = ""
 
 
+Clock = Callable[[], float]  # seconds, as time.monotonic: the status line's waits and rates are read from it
+
+
 @dataclass
 class Stream:
     """The answer streaming now: what the status line counts (pieces are Ollama's tokens, near enough)."""
 
-    started: float = field(default_factory=time.monotonic)
+    clock: Clock = time.monotonic
+    started: float = field(init=False)
     pieces: int = 0
     first: float | None = None  # when the first piece came
     last: float | None = None  # when the latest piece came
 
+    def __post_init__(self) -> None:
+        self.started = self.clock()
+
     def add_piece(self) -> None:
-        self.last = time.monotonic()
+        self.last = self.clock()
         self.first = self.first or self.last
         self.pieces += 1
 
@@ -145,8 +155,41 @@ def probe_ollama(generator: str, model: str | None) -> OllamaState:
 
     status = probe(model=model)
     if status.reachable and status.model_available:
-        return OllamaState(True, True, f"connected, model {resolve_model(model)}")
+        return connected(resolve_model(model))
     return OllamaState(True, False, status.detail)
+
+
+def connected(model: str) -> OllamaState:
+    return OllamaState(True, True, f"connected, model {model}")
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """One entry of the model picker: a model Ollama has, or (model None) why there is none to pick."""
+
+    title: str
+    help: str
+    model: str | None = None
+
+
+def model_choices(generator: str, model: str | None) -> list[ModelChoice]:
+    """Ollama's models (its /api/tags) for the palette, the one in use marked; a single entry saying why when there are none."""
+    if generator == "extractive":
+        return [ModelChoice("Model: none to pick (--generator extractive does not use Ollama)", "Start without --generator extractive to use Ollama")]
+    from guide_tui.answering import OllamaUnavailable
+    from guide_tui.ollama_answerer import model_names, resolve_model
+
+    try:
+        names = model_names()
+    except OllamaUnavailable as err:
+        return [ModelChoice(f"Model: none to pick ({err.reason})", "Start Ollama (ollama serve), then open the palette again")]
+    if not names:
+        return [ModelChoice("Model: none to pick (Ollama has no models)", "Pull one first: ollama pull llama3.2")]
+    in_use = resolve_model(model)
+    return [
+        ModelChoice(f"Model: {name}{' (in use)' if name in (in_use, f'{in_use}:latest') else ''}", f"Answer with {name} from now on (remembered)", name)
+        for name in names
+    ]
 
 
 # ---------------------------------------------------------------- eval stepping
@@ -543,28 +586,49 @@ class IndexErrorScreen(Screen):
         yield Footer()
 
 
-class GuideCommands(command.Provider):
-    """The app's own actions in the command palette (Ctrl+P): the same list as the footer's bindings."""
+class ListedCommands(command.Provider):
+    """A fixed list of palette entries, each (title, what it runs, help), shown whole and matched by title."""
 
-    def app_commands(self) -> list[tuple[str, str]]:
-        return [(binding.tooltip or binding.description, binding.action) for binding in GuideApp.BINDINGS if binding.action != "quit"]
+    def entries(self) -> list[tuple[str, Callable, str]]:
+        raise NotImplementedError
 
     async def discover(self) -> command.Hits:
-        for title, action in self.app_commands():
-            yield command.DiscoveryHit(title, self.runner(action), help=action_help(action))
+        for title, run, help in self.entries():
+            yield command.DiscoveryHit(title, run, help=help)
 
     async def search(self, query: str) -> command.Hits:
         matcher = self.matcher(query)
-        for title, action in self.app_commands():
+        for title, run, help in self.entries():
             score = matcher.match(title)
             if score > 0:
-                yield command.Hit(score, matcher.highlight(title), self.runner(action), help=action_help(action))
+                yield command.Hit(score, matcher.highlight(title), run, help=help)
+
+
+class GuideCommands(ListedCommands):
+    """The app's own actions in the command palette (Ctrl+P): the same list as the footer's bindings."""
+
+    def entries(self) -> list[tuple[str, Callable, str]]:
+        return [
+            (binding.tooltip or binding.description, self.runner(binding.action), action_help(binding.action))
+            for binding in GuideApp.BINDINGS
+            if binding.action != "quit"
+        ]
 
     def runner(self, action: str):
         async def run() -> None:
             await self.app.run_action(action)
 
         return run
+
+
+class ModelCommands(ListedCommands):
+    """The model picker: Ollama's models, asked for when the palette opens (so never a stale list)."""
+
+    async def startup(self) -> None:
+        self.choices = await in_daemon_thread(model_choices, self.app.generator, self.app.model)
+
+    def entries(self) -> list[tuple[str, Callable, str]]:
+        return [(choice.title, partial(self.app.use_model, choice), choice.help) for choice in self.choices]
 
 
 def action_help(action: str) -> str:
@@ -578,7 +642,7 @@ MIN_SIZE = (70, 20)  # below either: only a message asking for a larger window
 class GuideApp(App):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere (benchmark, tests) find it too
     TITLE = "guide-tui"
-    COMMANDS = App.COMMANDS | {GuideCommands}
+    COMMANDS = App.COMMANDS | {GuideCommands, ModelCommands}
     BINDINGS = [  # short descriptions: the footer keeps every key at 80 columns
         Binding("f2", "first_question", "First q", tooltip="First eval question"),
         Binding("f3", "previous_question", "Prev q", tooltip="Previous eval question"),
@@ -599,17 +663,25 @@ class GuideApp(App):
         retriever: Retriever | None = None,
         corpus_dir: Path | None = None,
         gate: bool = True,
+        settings: SettingsFile | None = None,
+        clock: Clock = time.monotonic,
     ) -> None:
         """Tests may pass a loaded retriever (no load at start), fewer questions, and a fixed built_label
         in place of the index's build time (the status line stays the same run to run).
         corpus_dir (--corpus): the index must have been built from that folder's guides.
-        gate=False (--no-gate): an index never calibrated opens, with no cutoff."""
+        gate=False (--no-gate): an index never calibrated opens, with no cutoff.
+        settings: where the picked model is remembered (default: settings.json in the user's config folder);
+        model (--model) and GUIDE_TUI_OLLAMA_MODEL win over it. clock: what the status line's seconds are read from."""
         super().__init__()
+        from guide_tui.ollama_answerer import MODEL_ENV
+
+        self.settings = settings or SettingsFile.default()
+        self.clock = clock
         self.gate = gate
         self.index_dir = Path(index_dir or (retriever.index.folder if retriever else default_index()))
         self.corpus_dir = corpus_dir
         self.generator = generator
-        self.model = model
+        self.model = model or os.environ.get(MODEL_ENV) or self.settings.saved_model()
         self.built_label = built_label
         self.questions = questions
         self.index: LoadedIndex | None = None
@@ -806,7 +878,7 @@ class GuideApp(App):
     def start_stream(self, retrieval: Retrieval) -> None:
         """Count the answer's pieces when Ollama may write it (the status line shows the rate, or the stall)."""
         if self.generator != "extractive" and retrieval.gate.passed:
-            self.stream = Stream()
+            self.stream = Stream(self.clock)
             self.refresh_bindings()
             self.refresh_status()
 
@@ -850,6 +922,18 @@ class GuideApp(App):
             self.end_stream(f"failed: {err}")
             self.say(f"the answer failed: {err}", "error")
             self.query_one("#answer", AnswerPanel).show(literal(f"No answer: {err}"))
+
+    def use_model(self, choice: ModelChoice) -> None:
+        """Answer with the picked model from the next question on, and remember it for the next run."""
+        if choice.model is None:
+            self.say(choice.title.removeprefix("Model: ") + ". " + choice.help + ".", "warning")
+            return
+        self.model = choice.model
+        if self.generator != "extractive":
+            self.ollama = connected(choice.model)  # it is in Ollama's list this moment
+        self.refresh_status()
+        problem = self.settings.remember(model=choice.model)
+        self.say(f"Answers now come from {choice.model}; " + (problem or f"remembered in {self.settings.path}"), "warning" if problem else "info")
 
     def answerer_label(self) -> str:
         if self.generator == "extractive" or (self.ollama.checked and not self.ollama.usable):
@@ -935,7 +1019,7 @@ def answerer_line(app: GuideApp) -> str:
         return f"extractive, {app.last_outcome} (Ollama is tried again on the next question)"
     state = answerer_state(app.generator, app.ollama)
     if app.stream is not None:
-        return f"{state} · {app.stream.describe(time.monotonic(), app.stall_after)}"
+        return f"{state} · {app.stream.describe(app.clock(), app.stall_after)}"
     return f"{state} · {app.last_outcome}" if app.last_outcome else state
 
 

@@ -256,10 +256,19 @@ def probe(host: str | None = None, model: str | None = None, timeout: float = Ti
     try:
         with httpx.Client(base_url=url, timeout=timeout) as http:
             version = http.get("/api/version").raise_for_status().json().get("version", "?")
-        with make_client(url, timeout, timeout) as ollama_client:
-            names = {m.model for m in ollama_client.list().models}
-    except (httpx.HTTPError, ollama.ResponseError, ConnectionError, ValueError, pydantic.ValidationError, AttributeError):
+        names = model_names(url, timeout)
+    except (httpx.HTTPError, ValueError, OllamaUnavailable):
         return OllamaStatus(False, False, f"Ollama not reachable at {url}")
     if model in names or f"{model}:latest" in names:
         return OllamaStatus(True, True, f"Ollama {version} at {url}, model {model}")
     return OllamaStatus(True, False, f"Ollama has no model '{model}' (ollama pull {model})")
+
+
+def model_names(host: str | None = None, timeout: float = Timeouts.probe) -> list[str]:
+    """The models Ollama has pulled (its /api/tags), sorted; raises OllamaUnavailable with why when it cannot say."""
+    url = resolve_host(host)
+    try:
+        with make_client(url, timeout, timeout) as ollama_client:
+            return sorted(m.model for m in ollama_client.list().models if m.model)
+    except (httpx.HTTPError, ollama.ResponseError, ConnectionError, ValueError, pydantic.ValidationError, AttributeError) as err:
+        raise OllamaUnavailable(f"Ollama not reachable at {url}") from err
