@@ -13,6 +13,7 @@ Its steps, each of which can refuse:
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -134,6 +135,7 @@ def answer_question(
     on_text: OnText | None = None,
     ollama: str | None = None,
     retrieval: Retrieval | None = None,
+    stop: threading.Event | None = None,
 ) -> Answer:
     """Retrieve, gate, check answerability, then answer with Ollama or by quoting.
 
@@ -143,6 +145,8 @@ def answer_question(
     OLLAMA_HOST or http://127.0.0.1:11434). on_text receives pieces of the answer as
     they become available; Answer.text is the final word (a fallback replaces partial
     Ollama text already streamed). `retrieval`: this question's, when the caller has it.
+    `stop`: once set, Ollama's stream is closed within a fraction of a second, even while it is
+    silent, and GenerationStopped is raised.
     """
     if generator not in GENERATORS:
         raise ValueError(f"generator must be one of {', '.join(GENERATORS)}, not {generator!r}")
@@ -167,7 +171,7 @@ def answer_question(
     fallback = None
     if generator != "extractive":
         try:
-            return generated_answer(retriever, retrieval, model, emit, ollama, evidence.verdicts)
+            return generated_answer(retriever, retrieval, model, emit, ollama, evidence.verdicts, stop)
         except OllamaUnavailable as err:
             if generator == "ollama":  # asked for by name: no quiet substitute
                 raise
@@ -181,6 +185,10 @@ def answer_question(
     )
 
 
+class GenerationStopped(Exception):
+    """The caller stopped Ollama's answer (Esc in the app): not a failure, so nothing falls back."""
+
+
 class OllamaUnavailable(Exception):
     """Ollama gave no usable answer (down, slow, no such model, dropped mid-stream, nothing supported):
     the caller falls back to the extractive answer. `reason` is one short line for the user."""
@@ -191,7 +199,13 @@ class OllamaUnavailable(Exception):
 
 
 def generated_answer(
-    retriever: Retriever, retrieval: Retrieval, model: str | None, emit: OnText, host: str | None, verdicts: list[Verdict]
+    retriever: Retriever,
+    retrieval: Retrieval,
+    model: str | None,
+    emit: OnText,
+    host: str | None,
+    verdicts: list[Verdict],
+    stop: threading.Event | None = None,
 ) -> Answer:
     """Ollama's answer, checked claim by claim (guide_tui.ollama_answerer); raises OllamaUnavailable to fall back."""
     try:
@@ -201,7 +215,8 @@ def generated_answer(
     if not retrieval.within_cutoff:
         raise OllamaUnavailable("no retrieved chunk is within the cutoff to show Ollama")
     generated = ollama_answerer.generate(
-        retrieval, retrieval.question, retriever.index.embedder, model=model, on_text=emit, host=host, chunks=retriever.index.chunks
+        retrieval, retrieval.question, retriever.index.embedder, model=model, on_text=emit, host=host, chunks=retriever.index.chunks,
+        stop=stop,
     )
     label = f"ollama:{generated.model}"
     if generated.refused:

@@ -83,14 +83,14 @@ async def in_daemon_thread(func, *args):
 # ---------------------------------------------------------------- adapters to the answerers
 
 
-def answer_with(retriever: Retriever, retrieval: Retrieval, generator: str, model: str | None, on_text) -> Answer:
+def answer_with(
+    retriever: Retriever, retrieval: Retrieval, generator: str, model: str | None, on_text, stop: threading.Event
+) -> Answer:
     """The one call into answering (kept here so the widgets never see an answerer), with the
     retrieval already on screen, so the question is not retrieved a second time."""
-    return answer_question(retriever, retrieval.question, generator=generator, model=model, on_text=on_text, retrieval=retrieval)
-
-
-class AnswerSuperseded(Exception):
-    """A newer question was asked: the answer still streaming for the old one is abandoned."""
+    return answer_question(
+        retriever, retrieval.question, generator=generator, model=model, on_text=on_text, retrieval=retrieval, stop=stop
+    )
 
 
 WARM_UP_QUESTION = "When does the Kestrelford bakery sell out?"
@@ -691,6 +691,7 @@ class GuideApp(App):
         self.pending_question: str | None = None
         self.index_error: IndexLoadError | None = None
         self.run_id = 0
+        self.answer_stop = threading.Event()  # set: the answering thread closes its Ollama stream
         self.eval: EvalSession | None = None
         self.exit_after = os.environ.get(EXIT_AFTER_ENV, "")
         self.terminal_fd: int | None = None  # run_app sets it: the app quits when that terminal hangs up
@@ -722,6 +723,8 @@ class GuideApp(App):
         compact = width < COMPACT_SIZE[0] or height < COMPACT_SIZE[1]
         too_small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
         screen.set_class(compact, "-compact")
+        for footer in screen.query(Footer):
+            footer.compact = compact  # less space between the keys: at 80 columns Esc (Stop) fits beside the others
         screen.set_class(too_small, "-too-small")
         if too_small:
             self.query_one("#too-small", Static).update(literal(
@@ -835,26 +838,26 @@ class GuideApp(App):
             return
         shortened = len(" ".join(text.split())) > MAX_QUESTION_CHARS
         self.say(f"Question shortened to its first {MAX_QUESTION_CHARS} characters for retrieval." if shortened else "")
+        self.answer_stop.set()  # a stale stream would hold up this answer: Ollama answers one request at a time
+        self.answer_stop = threading.Event()
         self.run_id += 1
         retrieval = self.retriever.retrieve(text)  # which cleans it (retrieval.question is the cleaned text)
         self.show_retrieval(retrieval)
         # the answer panel and its thread wait for the table to be on screen: they would slow that paint down
-        self.call_after_refresh(self.answer_worker, retrieval, self.run_id)
+        self.call_after_refresh(self.answer_worker, retrieval, self.run_id, self.answer_stop)
 
     @work(exclusive=True, group="answer")
-    async def answer_worker(self, retrieval: Retrieval, run_id: int) -> None:
+    async def answer_worker(self, retrieval: Retrieval, run_id: int, stop: threading.Event) -> None:
         self.query_one("#answer", AnswerPanel).begin(retrieval.question, self.answerer_label())
         self.refresh_eval(None, labelled=self.eval_question_for(retrieval.question) is not None)
         loop = asyncio.get_running_loop()
         self.start_stream(retrieval)
 
         def on_text(piece: str) -> None:  # called in the answering thread; never waits for the screen
-            if run_id != self.run_id:
-                raise AnswerSuperseded  # closes a stale Ollama stream, which would hold up the next question's
             loop.call_soon_threadsafe(self.show_piece, run_id, piece)
 
         try:
-            answer = await in_daemon_thread(answer_with, self.retriever, retrieval, self.generator, self.model, on_text)
+            answer = await in_daemon_thread(answer_with, self.retriever, retrieval, self.generator, self.model, on_text, stop)
         except Exception as err:  # an answerer failure must not take the screen down: say it instead
             self.answer_failed(run_id, err)
             return
@@ -896,7 +899,8 @@ class GuideApp(App):
         """Stop the answer being generated (its HTTP stream is closed at the next token)."""
         if self.stream is None:
             return
-        self.run_id += 1  # the answering thread's next on_text raises AnswerSuperseded, which closes the stream
+        self.answer_stop.set()  # the stream is closed within a tenth of a second, even while Ollama is silent
+        self.run_id += 1  # the answer, should it still come, is not shown
         self.query_one("#answer", AnswerPanel).stopped()
         self.end_stream("stopped (Esc) mid-answer")
 
@@ -1025,7 +1029,7 @@ def answerer_line(app: GuideApp) -> str:
 
 def status_content(app: GuideApp) -> Content:
     """Three lines: which index (and whether it is current), how it embeds and cuts off, who answers;
-    one line of the same facts, shortest first, on a small terminal."""
+    one line on a small terminal, who answers and what Ollama is doing first (a cut line keeps that)."""
     index = app.index
     if app.compact:
         if index is None:
@@ -1033,7 +1037,7 @@ def status_content(app: GuideApp) -> Content:
         else:
             cutoff = "none" if index.cutoff is None else f"{index.cutoff:.4f}"
             where = f"index {app.index_dir.name}/ {'STALE' if index.stale else 'current'} · cutoff {cutoff}"
-        return literal(f"{where} · answerer: {answerer_line(app)}")
+        return literal(f"answerer: {answerer_line(app)} · {where}")
     if index is None:
         lines = [f"index {app.index_dir.name}/: loading…", "embedding: loading…"]
     else:

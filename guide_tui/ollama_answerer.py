@@ -15,7 +15,9 @@ import math
 import os
 import queue
 import re
+import socket
 import threading
+import time
 from urllib.parse import urlsplit
 from dataclasses import dataclass, field
 
@@ -23,7 +25,7 @@ import httpx
 import ollama
 import pydantic
 
-from guide_tui.answering import REFUSAL, Citation, OllamaUnavailable, OnText  # OllamaUnavailable: raised here too
+from guide_tui.answering import REFUSAL, Citation, GenerationStopped, OllamaUnavailable, OnText  # both raised here too
 from guide_tui.chunking import Chunk
 from guide_tui.claims import Flag, answer_sentences, check_claims, citations_of
 from guide_tui.embedding import Embedder
@@ -75,10 +77,13 @@ def seconds_from_env(name: str) -> float | None:
     return seconds if 0 < seconds < math.inf else None
 
 
-def parts_within(stream, timeouts: Timeouts):
+STOP_POLL = 0.1  # seconds between two looks at the stop event while Ollama is silent
+
+
+def parts_within(stream, timeouts: Timeouts, stop: threading.Event | None = None):
     """The stream's parts, the first waited for at most first_token seconds and each later one at most read
     seconds (one httpx read timeout cannot tell the two apart). A reader thread pulls the parts; when the
-    caller stops (a timeout, or on_text raising) the client is closed, which ends that thread."""
+    caller stops (a timeout, the stop event, or on_text raising) the client is closed, which ends that thread."""
     parts: queue.Queue = queue.Queue()
 
     def pull() -> None:
@@ -93,12 +98,20 @@ def parts_within(stream, timeouts: Timeouts):
     first = True
     while True:
         limit = timeouts.first_token if first else timeouts.read
-        try:
-            is_part, value = parts.get(timeout=limit)
-        except queue.Empty:
-            if first:
-                raise OllamaUnavailable(f"Ollama sent no first token within {limit:g} s (the model may still be loading)") from None
-            raise OllamaUnavailable(f"Ollama timed out after {limit:g} s") from None
+        deadline = time.monotonic() + limit
+        while True:
+            if stop is not None and stop.is_set():
+                raise GenerationStopped("stopped before Ollama finished")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                if first:
+                    raise OllamaUnavailable(f"Ollama sent no first token within {limit:g} s (the model may still be loading)")
+                raise OllamaUnavailable(f"Ollama timed out after {limit:g} s")
+            try:
+                is_part, value = parts.get(timeout=min(left, STOP_POLL))
+                break
+            except queue.Empty:
+                continue
         if not is_part:
             if value is not None:
                 raise value
@@ -161,8 +174,34 @@ def format_prompt(messages: list[dict]) -> str:
     return "\n\n".join(f"----- {m['role']} -----\n{m['content']}" for m in messages)
 
 
-def make_client(host: str, connect: float, read: float) -> ollama.Client:
-    return ollama.Client(host=host, timeout=httpx.Timeout(read, connect=connect))
+def make_client(host: str, connect: float, read: float, on_request=None) -> ollama.Client:
+    hooks = {"request": [on_request]} if on_request else {}
+    return ollama.Client(host=host, timeout=httpx.Timeout(read, connect=connect), event_hooks=hooks)
+
+
+class OpenSockets:
+    """The sockets a client opens, so that stopping can shut them: closing a client does not end a read another
+    thread is blocked in (the socket stays open, and Ollama keeps generating, until the read times out)."""
+
+    def __init__(self) -> None:
+        self.sockets: list[socket.socket] = []
+
+    def watch(self, request: httpx.Request) -> None:
+        """httpx's request hook: ask httpcore to report the connection it opens (its `trace` extension)."""
+        request.extensions["trace"] = self.trace
+
+    def trace(self, event: str, info: dict) -> None:
+        if event == "connection.connect_tcp.complete" and info.get("return_value") is not None:
+            sock = info["return_value"].get_extra_info("socket")
+            if sock is not None:
+                self.sockets.append(sock)
+
+    def shut(self) -> None:
+        for sock in self.sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)  # wakes the blocked read and tells Ollama at once
+            except OSError:  # already closed
+                pass
 
 
 def generate(
@@ -175,12 +214,14 @@ def generate(
     timeouts: Timeouts | None = None,
     chunks: list[Chunk] | None = None,
     grounding: Grounding | None = None,
+    stop: threading.Event | None = None,
 ) -> GeneratedAnswer:
     """Stream the model's answer to on_text, then claim-check it.
 
     `chunks`: every chunk of the index (a guide holding a shown text word for word is a valid
     citation); `grounding`: the grounding model to ask after the built-in check (default
-    Grounding.from_env(): off unless GUIDE_TUI_GROUNDING_MODEL is set).
+    Grounding.from_env(): off unless GUIDE_TUI_GROUNDING_MODEL is set); `stop`: set it to close the
+    stream at once (GenerationStopped).
     Raises OllamaUnavailable, possibly after some on_text calls: that partial
     text is not an answer and the caller must discard it.
     """
@@ -188,7 +229,7 @@ def generate(
     if not hits:
         raise ValueError("generate needs at least one chunk within the cutoff; refuse before calling it")
     model = resolve_model(model)
-    text = stream_chat(build_prompt(retrieval, question), model, host, timeouts or Timeouts.from_env(), on_text)
+    text = stream_chat(build_prompt(retrieval, question), model, host, timeouts or Timeouts.from_env(), on_text, stop)
     check = check_claims(text, hits, embedder, chunks=chunks)
     if check.refused:
         return GeneratedAnswer(REFUSAL, True, model)
@@ -201,24 +242,30 @@ def generate(
     return GeneratedAnswer(text, False, model, citations_of(grounded.kept), flags, check.invented_citations, grounded.note)
 
 
-def stream_chat(messages: list[dict], model: str, host: str | None, timeouts: Timeouts, on_text: OnText | None) -> str:
+def stream_chat(
+    messages: list[dict], model: str, host: str | None, timeouts: Timeouts, on_text: OnText | None, stop: threading.Event | None = None
+) -> str:
     """The model's whole reply, each piece passed to on_text as it arrives."""
     url = resolve_host(host)
     pieces: list[str] = []
     finished = False
+    sockets = OpenSockets()
     try:
         backstop = max(timeouts.read, timeouts.first_token) + 5  # parts_within times out first and says which wait ran out
-        with make_client(url, timeouts.connect, backstop) as ollama_client:
+        with make_client(url, timeouts.connect, backstop, sockets.watch) as ollama_client:
             stream = ollama_client.chat(model=model, messages=messages, stream=True, options=OPTIONS, keep_alive=timeouts.keep_alive)
-            for part in parts_within(stream, timeouts):
-                piece = printable(part.message.content or "")  # a model can emit escapes; they are not answers
-                if piece:
-                    pieces.append(piece)
-                    if on_text:
-                        on_text(piece)
-                if part.done:
-                    finished = True
-                    break
+            try:
+                for part in parts_within(stream, timeouts, stop):
+                    piece = printable(part.message.content or "")  # a model can emit escapes; they are not answers
+                    if piece:
+                        pieces.append(piece)
+                        if on_text:
+                            on_text(piece)
+                    if part.done:
+                        finished = True
+                        break
+            finally:
+                sockets.shut()  # a stop, a timeout or on_text raising: the reader thread and Ollama learn at once
     except ollama.ResponseError as err:
         raise OllamaUnavailable(response_error_reason(err, model)) from err
     except (httpx.ConnectError, httpx.ConnectTimeout, ConnectionError) as err:

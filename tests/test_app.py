@@ -499,7 +499,7 @@ async def test_a_new_question_closes_the_stream_still_answering_the_old_one(retr
     fake_ollama.token_delay = 0.05
     calls = []  # per answer: the pieces it streamed, and how it ended
 
-    def recording(retriever, retrieval, generator, model, on_text):
+    def recording(retriever, retrieval, generator, model, on_text, stop):
         call = {"question": retrieval.question, "pieces": 0, "ended": "answered"}
         calls.append(call)
 
@@ -508,7 +508,7 @@ async def test_a_new_question_closes_the_stream_still_answering_the_old_one(retr
             call["pieces"] += 1
 
         try:
-            return answer_with(retriever, retrieval, generator, model, counting)
+            return answer_with(retriever, retrieval, generator, model, counting, stop)
         except Exception as err:
             call["ended"] = type(err).__name__
             raise
@@ -525,7 +525,7 @@ async def test_a_new_question_closes_the_stream_still_answering_the_old_one(retr
         while len(calls) < 2 or calls[1]["ended"] == "answered" and "Sources" not in text_of(app, "#answer-text"):
             await asyncio.sleep(0.02)
         await settle(pilot)
-        assert calls[0]["ended"] == "AnswerSuperseded"
+        assert calls[0]["ended"] == "GenerationStopped"
         assert calls[0]["pieces"] < len(tokens(FAITHFUL))
         assert calls[1]["ended"] == "answered"
         assert text_of(app, "#answer-text").startswith(f"Question: {QUESTION} Please.")
@@ -639,3 +639,17 @@ async def test_escape_stops_a_generation_and_closes_its_stream(retriever, fake_o
         await asyncio.sleep(1.0)  # the stream would have gone on for seconds more
         assert text_of(app, "#answer-text") == stopped
         await wait_for(pilot, lambda: fake_ollama.closed_early, "the server seeing the stream closed")
+
+
+async def test_escape_on_a_stalled_stream_closes_it_without_waiting_for_a_token(retriever, fake_ollama, monkeypatch):
+    from fake_ollama import QUESTION, TOKENS_BEFORE_FAULT
+
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", "60")  # without the stop, the stream would stay open a minute
+    fake_ollama.scenario = "stall"
+    app = GuideApp(generator="auto", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit_and_go_on(pilot, QUESTION)
+        await wait_for(pilot, lambda: app.stream is not None and app.stream.pieces == TOKENS_BEFORE_FAULT, "the stall scenario's tokens")
+        await pilot.press("escape")
+        assert "stopped (Esc) mid-answer" in text_of(app, "#status")
+        await wait_for(pilot, lambda: fake_ollama.closed_early, "the server seeing the stream closed", seconds=3.0)
