@@ -23,6 +23,7 @@ from guide_tui.retrieval import Retrieval, Retriever
 
 REFUSAL = "I don't have enough information about that."
 GENERATORS = ("auto", "extractive", "ollama")
+OLLAMA_MODEL_ENV = "GUIDE_TUI_OLLAMA_MODEL"  # here, not in ollama_answerer, so the app reads it without importing Ollama's client
 
 
 @dataclass(frozen=True)

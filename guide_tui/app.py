@@ -32,7 +32,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
-from guide_tui.answering import REFUSAL, Answer, answer_question
+from guide_tui.answering import OLLAMA_MODEL_ENV, REFUSAL, Answer, answer_question
 from guide_tui.indexes import IndexLoadError, LoadedIndex, check_built_from, load_index, rebuild_hint, require_cutoff
 from guide_tui.paths import default_index
 from guide_tui.questions import Question, load_questions
@@ -673,15 +673,13 @@ class GuideApp(App):
         settings: where the picked model is remembered (default: settings.json in the user's config folder);
         model (--model) and GUIDE_TUI_OLLAMA_MODEL win over it. clock: what the status line's seconds are read from."""
         super().__init__()
-        from guide_tui.ollama_answerer import MODEL_ENV
-
         self.settings = settings or SettingsFile.default()
         self.clock = clock
         self.gate = gate
         self.index_dir = Path(index_dir or (retriever.index.folder if retriever else default_index()))
         self.corpus_dir = corpus_dir
         self.generator = generator
-        self.model = model or os.environ.get(MODEL_ENV) or self.settings.saved_model()
+        self.model = model or os.environ.get(OLLAMA_MODEL_ENV) or self.settings.saved_model()
         self.built_label = built_label
         self.questions = questions
         self.index: LoadedIndex | None = None
@@ -896,7 +894,7 @@ class GuideApp(App):
             self.refresh_status()
 
     def action_stop(self) -> None:
-        """Stop the answer being generated (its HTTP stream is closed at the next token)."""
+        """Stop the answer being generated (its HTTP stream is closed at once)."""
         if self.stream is None:
             return
         self.answer_stop.set()  # the stream is closed within a tenth of a second, even while Ollama is silent
@@ -933,8 +931,7 @@ class GuideApp(App):
             self.say(choice.title.removeprefix("Model: ") + ". " + choice.help + ".", "warning")
             return
         self.model = choice.model
-        if self.generator != "extractive":
-            self.ollama = connected(choice.model)  # it is in Ollama's list this moment
+        self.ollama = connected(choice.model)  # it is in Ollama's list this moment
         self.refresh_status()
         problem = self.settings.remember(model=choice.model)
         self.say(f"Answers now come from {choice.model}; " + (problem or f"remembered in {self.settings.path}"), "warning" if problem else "info")

@@ -25,7 +25,14 @@ import httpx
 import ollama
 import pydantic
 
-from guide_tui.answering import REFUSAL, Citation, GenerationStopped, OllamaUnavailable, OnText  # both raised here too
+from guide_tui.answering import (  # GenerationStopped and OllamaUnavailable: raised here too
+    OLLAMA_MODEL_ENV,
+    REFUSAL,
+    Citation,
+    GenerationStopped,
+    OllamaUnavailable,
+    OnText,
+)
 from guide_tui.chunking import Chunk
 from guide_tui.claims import Flag, answer_sentences, check_claims, citations_of
 from guide_tui.embedding import Embedder
@@ -34,7 +41,6 @@ from guide_tui.retrieval import Hit, Retrieval, clean_question, printable
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "llama3.2"
-MODEL_ENV = "GUIDE_TUI_OLLAMA_MODEL"
 TIMEOUT_ENV = "GUIDE_TUI_OLLAMA_TIMEOUT"  # seconds of silence allowed mid-answer (slow machines raise it)
 FIRST_TOKEN_TIMEOUT_ENV = "GUIDE_TUI_OLLAMA_FIRST_TOKEN_TIMEOUT"  # seconds to wait for the first token (loading the model)
 KEEP_ALIVE_ENV = "GUIDE_TUI_OLLAMA_KEEP_ALIVE"  # how long Ollama keeps the model loaded after an answer ("10m", "-1")
@@ -83,7 +89,7 @@ STOP_POLL = 0.1  # seconds between two looks at the stop event while Ollama is s
 def parts_within(stream, timeouts: Timeouts, stop: threading.Event | None = None):
     """The stream's parts, the first waited for at most first_token seconds and each later one at most read
     seconds (one httpx read timeout cannot tell the two apart). A reader thread pulls the parts; when the
-    caller stops (a timeout, the stop event, or on_text raising) the client is closed, which ends that thread."""
+    caller stops (a timeout, the stop event, or on_text raising) stream_chat shuts the socket, which ends that thread."""
     parts: queue.Queue = queue.Queue()
 
     def pull() -> None:
@@ -109,9 +115,9 @@ def parts_within(stream, timeouts: Timeouts, stop: threading.Event | None = None
                 raise OllamaUnavailable(f"Ollama timed out after {limit:g} s")
             try:
                 is_part, value = parts.get(timeout=min(left, STOP_POLL))
-                break
             except queue.Empty:
                 continue
+            break
         if not is_part:
             if value is not None:
                 raise value
@@ -157,7 +163,7 @@ def resolve_host(host: str | None = None) -> str:
 
 
 def resolve_model(model: str | None = None) -> str:
-    return model or os.environ.get(MODEL_ENV) or DEFAULT_MODEL
+    return model or os.environ.get(OLLAMA_MODEL_ENV) or DEFAULT_MODEL
 
 
 def build_prompt(retrieval: Retrieval, question: str) -> list[dict]:
