@@ -625,7 +625,7 @@ class ModelCommands(ListedCommands):
     """The model picker: Ollama's models, asked for when the palette opens (so never a stale list)."""
 
     async def startup(self) -> None:
-        self.choices = await in_daemon_thread(model_choices, self.app.generator, self.app.model)
+        self.choices = await in_daemon_thread(model_choices, self.app.generator, self.app.ollama_model())
 
     def entries(self) -> list[tuple[str, Callable, str]]:
         return [(choice.title, partial(self.app.use_model, choice), choice.help) for choice in self.choices]
@@ -679,7 +679,8 @@ class GuideApp(App):
         self.index_dir = Path(index_dir or (retriever.index.folder if retriever else default_index()))
         self.corpus_dir = corpus_dir
         self.generator = generator
-        self.model = model or os.environ.get(OLLAMA_MODEL_ENV) or self.settings.saved_model()
+        self.model = model  # --model, or the model picked in the palette
+        self.remembered_model = self.settings.saved_model()  # picked in an earlier run
         self.built_label = built_label
         self.questions = questions
         self.index: LoadedIndex | None = None
@@ -806,7 +807,7 @@ class GuideApp(App):
 
     @work(group="startup")
     async def probe_worker(self) -> None:
-        self.ollama = await in_daemon_thread(probe_ollama, self.generator, self.model)
+        self.ollama = await in_daemon_thread(probe_ollama, self.generator, self.ollama_model())
         self.refresh_status()
 
     # ------------------------------------------------------------ status and messages
@@ -855,7 +856,7 @@ class GuideApp(App):
             loop.call_soon_threadsafe(self.show_piece, run_id, piece)
 
         try:
-            answer = await in_daemon_thread(answer_with, self.retriever, retrieval, self.generator, self.model, on_text, stop)
+            answer = await in_daemon_thread(answer_with, self.retriever, retrieval, self.generator, self.ollama_model(), on_text, stop)
         except Exception as err:  # an answerer failure must not take the screen down: say it instead
             self.answer_failed(run_id, err)
             return
@@ -924,6 +925,10 @@ class GuideApp(App):
             self.end_stream(f"failed: {err}")
             self.say(f"the answer failed: {err}", "error")
             self.query_one("#answer", AnswerPanel).show(literal(f"No answer: {err}"))
+
+    def ollama_model(self) -> str | None:
+        """--model or the model picked now, else GUIDE_TUI_OLLAMA_MODEL (read each time), else the one picked in an earlier run."""
+        return self.model or os.environ.get(OLLAMA_MODEL_ENV) or self.remembered_model
 
     def use_model(self, choice: ModelChoice) -> None:
         """Answer with the picked model from the next question on, and remember it for the next run."""

@@ -83,9 +83,9 @@ async def test_the_picked_model_is_used_on_the_next_run_unless_model_or_the_vari
         await settle(pilot)
         assert f"connected, model {SMALL_MODEL}" in text_of(app, "#status")
         assert any(f"Model: {SMALL_MODEL} (in use)" in entry for entry in await model_entries(pilot))
-    assert GuideApp(generator="auto", retriever=retriever, settings=settings, model="llama3.2").model == "llama3.2"
+    assert GuideApp(generator="auto", retriever=retriever, settings=settings, model="llama3.2").ollama_model() == "llama3.2"
     monkeypatch.setenv("GUIDE_TUI_OLLAMA_MODEL", "llama3.2")
-    assert GuideApp(generator="auto", retriever=retriever, settings=settings).model == "llama3.2"
+    assert GuideApp(generator="auto", retriever=retriever, settings=settings).ollama_model() == "llama3.2"
 
 
 async def test_with_ollama_down_the_palette_entry_says_so_and_nothing_changes(retriever, settings):
@@ -96,7 +96,7 @@ async def test_with_ollama_down_the_palette_entry_says_so_and_nothing_changes(re
         await pilot.press("enter")
         await settle(pilot)
         assert "none to pick (Ollama not reachable at http://127.0.0.1:9). Start Ollama" in text_of(app, "#message")
-        assert app.model is None and not settings.path.exists()
+        assert app.ollama_model() is None and not settings.path.exists()
         assert app.is_running
 
 
