@@ -875,6 +875,8 @@ class GuideApp(App):
         if run_id == self.run_id:
             if self.stream is not None:
                 self.stream.add_piece()
+                if self.stream.pieces == 1:  # "waiting for the first token" ends now, not at the next tick
+                    self.refresh_status()
             self.query_one("#answer", AnswerPanel).add_text(piece)
 
     def start_stream(self, retrieval: Retrieval) -> None:
