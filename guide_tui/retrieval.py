@@ -69,6 +69,62 @@ mileage above its train time (rank-1 0.879, not 0.889). Places have no pattern; 
 too many ways for one."""
 
 
+FUSED_PARTS = ("vector", "keyword", "region_bonus", "asked_value_bonus", "teacher")
+"""The parts of the fused score, in the order they are shown and added."""
+
+
+def sum_parts(value):
+    """The fused score from its parts (value(name): one part, weighted), added in the one order ranking
+    adds them: float sums depend on the order, and the breakdown must give the score to the last bit."""
+    return value("vector") + value("keyword") + (value("region_bonus") + value("asked_value_bonus")) + value("teacher")
+
+
+@dataclass(frozen=True)
+class FusedPart:
+    """One part of a chunk's fused score: weight x a value scaled to 0..1 (a bonus: 0 or 1)."""
+
+    name: str
+    weight: float
+    scaled: float
+
+    @property
+    def value(self) -> float:
+        return self.weight * self.scaled
+
+
+def rounded_values(parts: tuple[FusedPart, ...], places: int = 4) -> list[float]:
+    """Each part's value rounded to `places` so that they add up to the fused score rounded the same way
+    (largest remainders get the last digit), as the table and JSON show them; each is within one last digit of its value."""
+    if not parts:
+        return []
+    unit = 10**places
+    exact = [part.value * unit for part in parts]
+    shown = [int(np.floor(x)) for x in exact]
+    total = sum_parts({part.name: part.value for part in parts}.__getitem__)
+    short = round(round(total, places) * unit) - sum(shown)
+    by_remainder = sorted(range(len(parts)), key=lambda n: shown[n] - exact[n])  # largest remainder first
+    for n in by_remainder[: max(short, 0)]:
+        shown[n] += 1
+    for n in reversed(by_remainder[: max(-short, 0)]):
+        shown[n] -= 1
+    return [n / unit for n in shown]
+
+
+@dataclass
+class ScoreParts:
+    """Every chunk's fused score as its weighted parts: ranking sums exactly these (sum_parts), so the
+    breakdown a hit carries is the score, never a re-computation that could drift from it."""
+
+    weights: dict[str, float]
+    scaled: dict[str, np.ndarray]  # part name -> per chunk, 0..1
+
+    def total(self) -> np.ndarray:
+        return sum_parts(lambda name: self.weights[name] * self.scaled[name])
+
+    def of_chunk(self, chunk: int) -> tuple[FusedPart, ...]:
+        return tuple(FusedPart(name, self.weights[name], float(self.scaled[name][chunk])) for name in FUSED_PARTS)
+
+
 @dataclass(frozen=True)
 class Hit:
     rank: int
@@ -79,6 +135,7 @@ class Hit:
     matched_sentence: str
     above_cutoff: bool  # True when this chunk's distance is beyond the cutoff (shown dimmed)
     teacher_similarity: float | None = None  # teacher cosine of question and best sentence, or section heading for a list question when closer (None: not pooled)
+    parts: tuple[FusedPart, ...] = ()  # the fused score's parts (FUSED_PARTS order); sum_parts of their values is fused_score
 
     def to_json(self) -> dict:
         return {
@@ -91,6 +148,10 @@ class Hit:
             "fused_score": round(self.fused_score, 4),
             "teacher_similarity": None if self.teacher_similarity is None else round(self.teacher_similarity, 4),
             "above_cutoff": self.above_cutoff,
+            "parts": {
+                part.name: {"weight": round(part.weight, 4), "scaled": round(part.scaled, 4), "value": value}
+                for part, value in zip(self.parts, rounded_values(self.parts))
+            },
         }
 
 
@@ -337,38 +398,51 @@ class Retriever:
         vectors.expansion_search = max(vectors.expansion_search, VECTOR_CANDIDATES)
         return vectors.search(vector, VECTOR_CANDIDATES, threads=1)
 
-    def bonuses(self, question: str) -> np.ndarray:
-        """REGION_BONUS and ASKED_VALUE_BONUS per chunk (see their docstrings)."""
-        bonus = np.zeros(len(self.index.chunks))
+    def bonuses(self, question: str) -> tuple[np.ndarray, np.ndarray]:
+        """Per chunk, 1.0 where REGION_BONUS and where ASKED_VALUE_BONUS applies (see their docstrings), else 0."""
+        region = np.zeros(len(self.index.chunks))
         if not self.towns_in(question):
-            bonus[self.region_wide] += REGION_BONUS
+            region[self.region_wide] = 1.0
+        asked_value = np.zeros(len(self.index.chunks))
         main_readings = [group[0] for group in asked_kinds(question) if group != WHEN]
         wanted = [VALUE_KINDS.index(kind) for kind in main_readings if kind in VALUE_KINDS]
         if wanted:
-            bonus[self.holds_kind[:, wanted].any(axis=1)] += ASKED_VALUE_BONUS
-        return bonus
+            asked_value[self.holds_kind[:, wanted].any(axis=1)] = 1.0
+        return region, asked_value
 
-    def fused_scores(self, question: str, distances: np.ndarray, keyword: np.ndarray) -> np.ndarray:
-        """VECTOR_WEIGHT * similarity scaled to 0..1 over all chunks + the rest * BM25 / best BM25 + bonuses."""
+    def score_parts(self, question: str, distances: np.ndarray, keyword: np.ndarray) -> ScoreParts:
+        """VECTOR_WEIGHT * similarity scaled to 0..1 over all chunks + the rest * BM25 / best BM25 + bonuses
+        (the teacher's part is 0 until ranking's second stage fills it in)."""
         similarity = 1.0 - distances
         spread = similarity.max() - similarity.min()
         vector_part = (similarity - similarity.min()) / spread if spread > 0 else np.zeros_like(similarity)
         keyword_part = keyword / keyword.max() if keyword.max() > 0 else keyword
-        return VECTOR_WEIGHT * vector_part + (1 - VECTOR_WEIGHT) * keyword_part + self.bonuses(question)
+        region, asked_value = self.bonuses(question)
+        weights = {
+            "vector": VECTOR_WEIGHT, "keyword": 1 - VECTOR_WEIGHT, "region_bonus": REGION_BONUS,
+            "asked_value_bonus": ASKED_VALUE_BONUS, "teacher": TEACHER_WEIGHT,
+        }  # fmt: skip
+        scaled = {"vector": vector_part, "keyword": keyword_part, "region_bonus": region, "asked_value_bonus": asked_value}
+        return ScoreParts(weights, scaled | {"teacher": np.zeros_like(similarity)})
 
-    def ranking(self, question: str) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[int, float], np.ndarray | None]:
+    def fused_scores(self, question: str, distances: np.ndarray, keyword: np.ndarray) -> np.ndarray:
+        """The first stage's score of every chunk: the sum of score_parts."""
+        return self.score_parts(question, distances, keyword).total()
+
+    def ranking(self, question: str) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[int, float], np.ndarray | None, ScoreParts | None]:
         """Every chunk ordinal best first (repeated texts left out), with the arrays behind the order:
         distances, keyword scores, final scores, best units, teacher similarity of the pooled chunks, the
-        question's teacher vector."""
+        question's teacher vector, and the final scores' parts."""
         distances, best_unit = self.vector_distances(question)
         keyword = self.keyword_scores(question)
         if best_unit.max(initial=-1) < 0 and not keyword.any():  # nothing in the question matched anything
-            return [], distances, keyword, np.zeros_like(keyword), best_unit, {}, None
-        fused = self.fused_scores(question, distances, keyword)
+            return [], distances, keyword, np.zeros_like(keyword), best_unit, {}, None, None
+        parts = self.score_parts(question, distances, keyword)
+        fused = parts.total()
         order = self.distinct(np.lexsort((np.arange(len(fused)), distances, -fused)).tolist())
         teacher = self.teacher
         if teacher is None:
-            return order, distances, keyword, fused, best_unit, {}, None
+            return order, distances, keyword, fused, best_unit, {}, None, parts
         question_vector = teacher.encode([question])[0]
         pool = order[:TEACHER_POOL]
         similarity = self.teacher_similarities(question_vector, pool)
@@ -376,10 +450,10 @@ class Retriever:
             similarity = np.maximum(similarity, self.heading_similarities(question_vector, pool))
         spread = similarity.max() - similarity.min() if len(pool) else 0.0
         scaled = (similarity - similarity.min()) / spread if spread > 0 else np.zeros_like(similarity)
-        fused = fused.copy()
-        fused[pool] += TEACHER_WEIGHT * scaled
+        parts.scaled["teacher"][pool] = scaled
+        fused = parts.total()
         pool = sorted(pool, key=lambda i: (-fused[i], distances[i], i))
-        return pool + order[TEACHER_POOL:], distances, keyword, fused, best_unit, dict(zip(order[:TEACHER_POOL], similarity)), question_vector
+        return pool + order[TEACHER_POOL:], distances, keyword, fused, best_unit, dict(zip(order[:TEACHER_POOL], similarity)), question_vector, parts
 
     def distinct(self, order: list[int]) -> list[int]:
         """The order with every text repeated word for word in several guides kept once, at its best copy."""
@@ -393,7 +467,7 @@ class Retriever:
         cutoff = self.cutoff
         if not question:
             return Retrieval(question, [], Gate(1.0, cutoff, False))
-        order, distances, keyword, fused, best_unit, teacher, question_vector = self.ranking(question)
+        order, distances, keyword, fused, best_unit, teacher, question_vector, parts = self.ranking(question)
         hits = [
             Hit(
                 rank=r + 1,
@@ -404,6 +478,7 @@ class Retriever:
                 matched_sentence=self.index.units[best_unit[i]].text if best_unit[i] >= 0 else "",
                 above_cutoff=cutoff is not None and float(distances[i]) > cutoff,
                 teacher_similarity=teacher.get(i),
+                parts=parts.of_chunk(i),
             )
             for r, i in enumerate(order[:k])
         ]
