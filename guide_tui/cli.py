@@ -9,7 +9,9 @@ from pathlib import Path
 from guide_tui.answering import GENERATORS, OllamaUnavailable
 from guide_tui.corpus import Corpus
 from guide_tui.indexes import IndexLoadError
+from guide_tui.inspection import LOOK_PAST
 from guide_tui.paths import BUNDLED_CORPUS, default_index, inside_installed_package, reports_dir, user_index
+from guide_tui.retrieval import TOP_K
 
 
 class UsageError(Exception):
@@ -190,7 +192,9 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     from guide_tui.report import print_retrievals
 
     check_corpus_option(args)
-    return print_retrievals(args.index, read_questions(args), as_json=args.json, gate=args.gate)
+    if args.k < 1:
+        raise UsageError("--k must be at least 1")
+    return print_retrievals(args.index, read_questions(args), as_json=args.json, gate=args.gate, k=args.k, why=args.why, markdown=args.markdown)
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -213,6 +217,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         model=args.model,
         show_prompt=args.show_prompt,
         gate=args.gate,
+        markdown=args.markdown,
     )
 
 
@@ -244,7 +249,9 @@ def add_command(sub, name: str, func, helptext: str) -> argparse.ArgumentParser:
 def add_question_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("question", nargs="*", help='one or more questions, each in quotes: "When does the bakery open?"')
     command.add_argument("--from", dest="from_file", type=Path, metavar="FILE", help="read one question a line ('-' for stdin)")
-    command.add_argument("--json", action="store_true", help="one JSON object per question")
+    output = command.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="one JSON object per question")
+    output.add_argument("--markdown", action="store_true", help="each question's table (and answer) as Markdown, to paste into a note or issue")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -275,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     for name, func, helptext in (
-        ("retrieve", cmd_retrieve, "show the top 5 chunks and every number behind their order"),
+        ("retrieve", cmd_retrieve, "show the top chunks (5, or --k) and every number behind their order"),
         ("ask", cmd_ask, "answer from the guides, with sources"),
     ):
         command = add_command(sub, name, func, helptext)
@@ -283,6 +290,12 @@ def build_parser() -> argparse.ArgumentParser:
         add_index_option(command)
         add_built_from_option(command)
         add_no_gate_option(command)
+    retrieve = sub.choices["retrieve"]
+    retrieve.add_argument("--k", type=int, default=TOP_K, metavar="N", help=f"show the top N chunks (default: {TOP_K}; {LOOK_PAST} looks past what the answer is given)")
+    retrieve.add_argument(
+        "--why", action="store_true",
+        help="under the table, each row's fused score in its weighted parts, the question's terms it holds and its best sentence",
+    )  # fmt: skip
     ask = sub.choices["ask"]
     add_generator_options(ask, default="auto")
     ask.add_argument("--show-prompt", action="store_true", help="print the prompt exactly as sent to Ollama")

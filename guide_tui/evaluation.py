@@ -27,8 +27,10 @@ from typing import Callable
 from guide_tui.answering import answer_question
 from guide_tui.corpus import HEADING, guide_text
 from guide_tui.indexes import LoadedIndex, resolve_corpus
+from guide_tui.inspection import ExpectedPlace, chunks_of_sections, locate_expected
 from guide_tui.paths import CHECKOUT, default_index, reports_dir
 from guide_tui.questions import QUESTIONS_FILE, Question, load_questions
+from guide_tui.retrieval import TOP_K
 
 MISS_TEXT_CHARS = 160
 
@@ -61,14 +63,19 @@ class Outcome:
         return expected_rank(self.question, self.top5)
 
     def came_back(self) -> str:
-        """One line: the answer (or refusal and why) and the top 5, for the misses list."""
-        if self.refused:
-            said = f"refused ({self.answer.refusal_reason or 'no reason given'})"
-        else:
-            sources = ", ".join(f"{f} › {s}" for f, s in self.answer.sources()) or "no source"
-            said = f"answered {shorten(self.answer.text)!r} citing {sources}"
-        gate = "passed" if self.gate_passed else "refused"
-        return f"{said}; gate {gate} at distance {self.best_distance:.4f}; top 5: {', '.join(self.top5) or 'none'}"
+        return came_back(self.answer)
+
+
+def came_back(answer) -> str:
+    """One line: the answer (or refusal and why) and the top 5, for the misses list."""
+    if answer.refused:
+        said = f"refused ({answer.refusal_reason or 'no reason given'})"
+    else:
+        sources = ", ".join(f"{f} › {s}" for f, s in answer.sources()) or "no source"
+        said = f"answered {shorten(answer.text)!r} citing {sources}"
+    gate = answer.retrieval.gate
+    top = ", ".join(hit.chunk.chunk_id for hit in answer.retrieval.hits) or "none"
+    return f"{said}; gate {'passed' if gate.passed else 'refused'} at distance {gate.best_distance:.4f}; top 5: {top}"
 
 
 @dataclass
@@ -118,6 +125,92 @@ TARGETS = {
     "off_topic_refused": ("off_topic_refused", True),
     "answerable_refused_max": ("answerable_refused", False),
 }
+
+
+FAILURE_CLASSES = {
+    "right": "right",
+    "retrieval_miss": "retrieval miss",
+    "ranked_low": "ranked low",
+    "cut_by_gate": "cut by the gate",
+    "wrong_quote": "wrong quote",
+    "wrongly_refused": "wrongly refused",
+    "unanswerable_answered": "unanswerable answered",
+}
+"""What became of a question, named by the first step that failed it (README "Failure classes"): key -> label."""
+
+
+def failure_class(answerable: bool, right: bool, refused: bool, place: ExpectedPlace | None) -> str:
+    """The FAILURE_CLASSES key of one question's outcome. right: the answer holds what was expected (answerable)
+    or the question was refused or corrected (unanswerable); place: where its expected chunk ranked (None: no label)."""
+    if right:
+        return "right"
+    if not answerable:
+        return "unanswerable_answered"
+    if place is not None:
+        if place.rank is None:
+            return "retrieval_miss"  # not in the top LOOK_PAST
+        if place.rank > TOP_K:
+            return "ranked_low"  # retrieved, but not among the chunks the answer is given
+        if not place.within_cutoff:
+            return "cut_by_gate"
+    return "wrongly_refused" if refused else "wrong_quote"
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    """One question's line in the results view: its failure class and where its expected chunk went."""
+
+    id: str
+    kind: str
+    text: str
+    run: int
+    failure_class: str
+    place: ExpectedPlace | None
+    came_back: str
+
+    @property
+    def expected_line(self) -> str:
+        return self.place.line() if self.place is not None else ""
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id, "kind": self.kind, "run": self.run, "failure_class": self.failure_class,
+            "expected": None if self.place is None else self.place.to_json(), "came_back": self.came_back,
+        }  # fmt: skip
+
+
+def outcome_result(retriever, outcome: Outcome) -> QuestionResult:
+    """The results-view line of a labelled question (questions.toml)."""
+    q, answer = outcome.question, outcome.answer
+    answerable = q.kind == "answerable"
+    right = (phrase_in_answer(q, answer) if q.expected_phrase else not answer.refused) if answerable else answer.refused
+    place = locate_expected(retriever, q.text, q.expected_chunks, shown=answer.retrieval) if answerable else None
+    kind = failure_class(answerable, right, answer.refused, place)
+    return QuestionResult(q.id, q.kind, q.text, outcome.run, kind, place, came_back(answer))
+
+
+def class_counts_text(results: list[QuestionResult]) -> str:
+    """Questions per kind and failure class, as a plain table (classes no question fell into left out)."""
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for r in results:
+        counts[r.kind][r.failure_class] += 1
+    classes = [key for key in FAILURE_CLASSES if any(key in row for row in counts.values())]
+    width = max([len("kind"), *map(len, counts)])
+    lines = ["  ".join([f"{'kind':{width}}", *(f"{FAILURE_CLASSES[c]:>{max(5, len(FAILURE_CLASSES[c]))}}" for c in classes)])]
+    for kind in sorted(counts):
+        cells = (f"{counts[kind][c]:>{max(5, len(FAILURE_CLASSES[c]))}}" for c in classes)
+        lines.append("  ".join([f"{kind:{width}}", *cells]))
+    return "\n".join(lines)
+
+
+def failing_lines(results: list[QuestionResult]) -> list[str]:
+    """One line per question that was not right: id, kind, class, and where its expected chunk went."""
+    return [
+        f"{r.id}{f' (run {r.run})' if r.run > 1 else ''} [{r.kind}]: {FAILURE_CLASSES[r.failure_class]}"
+        + (f"; {r.expected_line}" if r.expected_line else "")
+        for r in results
+        if r.failure_class != "right"
+    ]
 
 
 def normalise(text: str) -> str:
@@ -366,6 +459,7 @@ class Evaluation:
     overall: dict[str, Criterion]
     splits: dict[str, dict[str, Criterion]]
     targets: list[dict]  # {name, criterion, target, value, at_least, met}
+    results: list[QuestionResult] = field(default_factory=list)  # per question and run, in asking order
 
     def to_json(self) -> dict:
         def values(criteria: dict[str, Criterion]) -> dict:
@@ -377,6 +471,7 @@ class Evaluation:
             "splits": {name: values(found) for name, found in self.splits.items()},
             "runs": [values(found) for found in self.runs],
             "targets": self.targets,
+            "questions": [r.to_json() for r in self.results],
         }
 
 
@@ -428,7 +523,8 @@ def evaluate(
         reasons = "; ".join(settings["fallbacks"])
         warnings.append(f"{fell_back} of {len(outcomes)} answers fell back to the extractive answerer ({reasons})")
     settings["warnings"] = warnings
-    return Evaluation(settings, per_run, overall, splits, targets)
+    results = [outcome_result(retriever, o) for o in outcomes]
+    return Evaluation(settings, per_run, overall, splits, targets, results)
 
 
 def describe_settings(index, questions_path, question_set, runs, generator, model, now, outcomes, seconds, command) -> dict:
@@ -529,6 +625,7 @@ def markdown_report(evaluation: Evaluation, comparison: list[tuple] | None, comp
     lines += ["", "## Summary", "", summary_markdown(evaluation)]
     if comparison is not None:
         lines += ["", f"## Compared with {compared_with}", "", comparison_markdown(comparison)]
+    lines += failure_class_markdown(evaluation.results)
     lines += ["", "## Criteria", ""]
     for key, (label, definition) in CRITERIA.items():
         lines += [f"### {label}", "", f"{definition}.", "", "| run | value | count | of |", "|---|---|---|---|"]
@@ -543,6 +640,15 @@ def markdown_report(evaluation: Evaluation, comparison: list[tuple] | None, comp
         if misses:
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def failure_class_markdown(results: list[QuestionResult]) -> list[str]:
+    """The report's "Failure classes" section: counts per kind and class, then every question's line."""
+    from guide_tui.markdown import results_markdown
+
+    if not results:
+        return []
+    return ["", "## Failure classes", "", "```", class_counts_text(results), "```", "", results_markdown(results).rstrip()]
 
 
 def collect_misses(evaluation: Evaluation, key: str) -> dict[str, tuple[str, list[int]]]:
@@ -719,9 +825,8 @@ def traveller_eval(args: argparse.Namespace, now: datetime) -> int:
         raise EvalInputError(f"questions file {args.questions} holds no questions")
     retriever = open_retriever(args.index, gate=False)
     started = time.perf_counter()
-    answers = [
-        answer_question(retriever, q.question, generator=args.generator, model=args.model).to_json() for q in questions
-    ]
+    asked = [answer_question(retriever, q.question, generator=args.generator, model=args.model) for q in questions]
+    answers = [answer.to_json() for answer in asked]
     seconds = time.perf_counter() - started
     first_heading = first_headings(retriever.index.chunks)
     sections = []
@@ -731,6 +836,7 @@ def traveller_eval(args: argparse.Namespace, now: datetime) -> int:
             scores = score([q for q, _ in chosen], [a for _, a in chosen], first_heading)
             sections.append((label, scores, score_table(scores)))
     overall = sections[0][1]
+    results = [traveller_result(retriever, q, answer, overall.outcome[q.id], first_heading) for q, answer in zip(questions, asked)]
     answerable, unanswerable = overall.total(True), overall.total(False)
     figures = {
         "right": answerable.right / answerable.n if answerable.n else None,
@@ -764,20 +870,34 @@ def traveller_eval(args: argparse.Namespace, now: datetime) -> int:
     lines += ["", "## Per question", ""] + [
         f"- {q.id} ({q.kind}): {overall.outcome[q.id]}" for q in questions
     ]
+    lines += failure_class_markdown(results)
     out_dir = Path(args.out or reports_dir())
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         path = report_path(out_dir, now, args.generator + "-" + Path(args.questions).stem, args.model)
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        path.with_suffix(".json").write_text(json.dumps({"settings": settings, "figures": figures, "answers": answers}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        path.with_suffix(".json").write_text(json.dumps({"settings": settings, "figures": figures, "answers": answers, "questions": [r.to_json() for r in results]}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     except OSError as err:
         raise EvalInputError(f"cannot write the report to {out_dir}: {err.strerror or err}") from err
     for label, _, table in sections:
         print(f"{label}:\n{table}\n")
+    print_failure_classes(results)
     for name in missed:
         print(f"MISSED: {name} {figures[name]:.3f} (target {TRAVELLER_TARGETS[name]})")
     print(f"report: {path}")
     return 1 if missed else 0
+
+
+def traveller_result(retriever, question, answer, outcome: str, first_heading: dict[str, str]) -> QuestionResult:
+    """The results-view line of a traveller question (scoring.py's format); outcome: its scoring.Scores outcome."""
+    from guide_tui.scoring import wanted_sections
+
+    place = None
+    if question.answerable:
+        expected = chunks_of_sections(retriever.index.chunks, sorted(wanted_sections(question, first_heading)))
+        place = locate_expected(retriever, question.question, expected, shown=answer.retrieval)
+    kind = failure_class(question.answerable, outcome in ("right", "handled"), answer.refused, place)
+    return QuestionResult(question.id, question.kind, question.question, 1, kind, place, came_back(answer))
 
 
 def retrieval_settings() -> dict:
@@ -801,6 +921,15 @@ def command_line(args: argparse.Namespace) -> str:
     return " ".join(parts)
 
 
+def print_failure_classes(results: list[QuestionResult]) -> None:
+    """`eval`'s failure classes on stdout: counts per kind and class, then each question that was not right."""
+    if not results:
+        return
+    print("failure classes:\n" + class_counts_text(results) + "\n")
+    failing = failing_lines(results)
+    print("\n".join(["not right:", *(f"  {line}" for line in failing)]) + "\n" if failing else "every question right\n", flush=True)
+
+
 def print_summary(evaluation: Evaluation, comparison: list[tuple] | None, path: Path) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -819,6 +948,7 @@ def print_summary(evaluation: Evaluation, comparison: list[tuple] | None, path: 
         for row in comparison:
             before_after.add_row(*row)
         console.print(before_after)
+    print_failure_classes(evaluation.results)
     for warning in evaluation.settings["warnings"]:
         console.print(f"warning: {warning}", markup=False)
     for target in evaluation.targets:

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from guide_tui.indexes import load_index, require_cutoff
-from guide_tui.retrieval import Hit, Retrieval, Retriever
+from guide_tui.retrieval import TOP_K, Hit, Retrieval, Retriever
 
 
 def open_retriever(index_dir: Path, rebuild_if_stale: bool = True, gate: bool = True) -> Retriever:
@@ -33,17 +33,22 @@ def cutoff_row_at(hits: list[Hit]) -> int | None:
     return next((n for n in range(len(hits)) if all(h.above_cutoff for h in hits[n:])), None)
 
 
+def cutoff_split(retrieval: Retrieval) -> tuple[list[Hit], list[Hit]]:
+    """The rows above the cutoff line, exactly the chunks an answer may use (Retrieval.within_cutoff), and
+    the rows below it, every chunk beyond the cutoff; each in rank order. Every table draws its line between."""
+    return retrieval.within_cutoff, [hit for hit in retrieval.hits if hit.above_cutoff]
+
+
 def retrieval_table(retrieval: Retrieval) -> Table:
-    """The top-5 table, ordered by the fused score. Every chunk whose distance is beyond the cutoff
-    is dimmed and marked; the cutoff row is drawn where the distances cross it for good (when the
-    fused order puts a closer chunk below a farther one, the marks alone tell them apart). Chunk
-    ids never wrap (they are what you copy); section names wrap on narrow terminals."""
+    """The top-k table: the chunks within the cutoff in rank order, the cutoff line, then every chunk
+    beyond the cutoff (dimmed, marked ✗) in rank order, so what is above the line is what the answer may
+    use. Chunk ids never wrap (they are what you copy); section names wrap on narrow terminals."""
     gate = retrieval.gate
     cutoff = "none" if gate.cutoff is None else f"{gate.cutoff:.4f}"
     verdict = "passed" if gate.passed else "refused"
     table = Table(
         title=Text(retrieval.question or "(empty question)"),
-        caption=f"gate {verdict}: best distance {gate.best_distance:.4f}, cutoff {cutoff}; ✗ dimmed = beyond the cutoff",
+        caption=f"gate {verdict}: best distance {gate.best_distance:.4f}, cutoff {cutoff}; above the line: what the answer may use; ✗ dimmed = beyond the cutoff",
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
@@ -56,9 +61,9 @@ def retrieval_table(retrieval: Retrieval) -> Table:
     table.add_column("keyword\nBM25", justify="right", no_wrap=True)
     table.add_column("teacher\ncosine", justify="right", no_wrap=True)
     table.add_column("fused", justify="right", no_wrap=True)
-    crossing = cutoff_row_at(retrieval.hits)
-    for n, hit in enumerate(retrieval.hits):  # in rank order, as retrieve returns them
-        if n == crossing:
+    within, beyond = cutoff_split(retrieval)
+    for n, hit in enumerate(within + beyond):
+        if n == len(within):
             table.add_row("", Text(f"── cutoff {cutoff} ──", style="bold red"), "", Text(f"> {cutoff}", style="bold red"), "", "", "")
         table.add_row(
             str(hit.rank),
@@ -71,6 +76,31 @@ def retrieval_table(retrieval: Retrieval) -> Table:
             style="dim" if hit.above_cutoff else None,
         )
     return table
+
+
+def why_lines(retriever: Retriever, retrieval: Retrieval, answer=None) -> list[str]:
+    """Every row's explanation (inspection.explain), in the table's order: `#rank chunk`, then its lines indented."""
+    from guide_tui.inspection import explain
+
+    within, beyond = cutoff_split(retrieval)
+    lines = []
+    for hit in within + beyond:
+        lines.append(f"#{hit.rank} {hit.chunk.chunk_id}{' (beyond the cutoff)' if hit.above_cutoff else ''}")
+        lines += [f"    {line}" for line in explain(retriever, retrieval, hit, answer).lines()]
+    return lines
+
+
+def retrieval_json(retriever: Retriever, retrieval: Retrieval, why: bool) -> dict:
+    """`retrieve --json`: Retrieval.to_json, and with --why each hit's matched terms and best sentence."""
+    from guide_tui.inspection import explain
+
+    record = retrieval.to_json()
+    if why:
+        for row, hit in zip(record["retrieved"], retrieval.hits):
+            explanation = explain(retriever, retrieval, hit)
+            row["matched_terms"] = list(explanation.matched_terms)
+            row["best_sentence"] = explanation.best_sentence
+    return record
 
 
 def teacher_cell(hit: Hit) -> str:
@@ -87,25 +117,36 @@ def no_hits_message(retrieval: Retrieval) -> str | None:
     return None
 
 
-def print_retrievals(index_dir: Path, questions: list[str], as_json: bool, gate: bool = True) -> int:
+def print_retrievals(
+    index_dir: Path, questions: list[str], as_json: bool, gate: bool = True, k: int = TOP_K, why: bool = False, markdown: bool = False
+) -> int:
+    """`guide-tui retrieve`: the top-k table (with --why each row's explanation under it), or JSON, or Markdown."""
+    from guide_tui.markdown import question_markdown
+
     retriever = open_retriever(index_dir, gate=gate)
     console = Console(highlight=False)
-    for question in questions:
-        retrieval = retriever.retrieve(question)
+    for n, question in enumerate(questions):
+        retrieval = retriever.retrieve(question, k=k)
         if as_json:
-            print(json.dumps(retrieval.to_json(), ensure_ascii=False), flush=True)
+            print(json.dumps(retrieval_json(retriever, retrieval, why), ensure_ascii=False), flush=True)
+        elif markdown:
+            print(("\n" if n else "") + question_markdown(retriever, retrieval, why=why), flush=True)
         elif message := no_hits_message(retrieval):
             console.print(Text(message))
         else:
             console.print(retrieval_table(retrieval))
+            if why:
+                print("\n".join(why_lines(retriever, retrieval)) + "\n", flush=True)
     return 0
 
 
 def print_answers(
-    index_dir: Path, questions: list[str], as_json: bool, generator: str, model: str | None, show_prompt: bool, gate: bool = True
+    index_dir: Path, questions: list[str], as_json: bool, generator: str, model: str | None, show_prompt: bool, gate: bool = True,
+    markdown: bool = False,
 ) -> int:
     """`guide-tui ask`: each answer, then `Sources: file.md (Section), ...` (none for a refusal);
-    --json: one Answer.to_json object a line. Plain print, unwrapped: guide and question text is
+    --json: one Answer.to_json object a line; --markdown: the table and the answer (markdown.question_markdown).
+    Plain print, unwrapped: guide and question text is
     shown as written (no Rich markup), and lines can be copied whole. Why Ollama was not used is said on stderr
     once per distinct reason, not once per question."""
     from guide_tui.answering import answer_question
@@ -124,6 +165,11 @@ def print_answers(
         if as_json:
             record = answer.to_json() | ({"prompt": prompt} if show_prompt else {})
             print(json.dumps(record, ensure_ascii=False), flush=True)
+            continue
+        if markdown:
+            from guide_tui.markdown import question_markdown
+
+            print(("\n" if n else "") + question_markdown(retriever, retrieval, answer), flush=True)
             continue
         lines = [f"Q: {answer.question or '(empty question)'}"] if len(questions) > 1 else []
         if prompt is not None:

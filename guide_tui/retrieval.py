@@ -183,7 +183,12 @@ class Retrieval:
         return [hit for hit in self.hits if not hit.above_cutoff]
 
     def to_json(self) -> dict:
-        return {"question": self.question, "retrieved": [h.to_json() for h in self.hits], "gate": self.gate.to_json()}
+        return {
+            "question": self.question,
+            "retrieved": [h.to_json() for h in self.hits],
+            "gate": self.gate.to_json(),
+            "within_cutoff": [h.chunk.chunk_id for h in self.within_cutoff],  # the rows above the cutoff line
+        }
 
 
 def query_analyzer(drop_stopwords: bool = False):
