@@ -237,11 +237,12 @@ def test_retrieve_json_schema(capsys) -> None:
     assert len(lines) == 3
     objects = [json.loads(line) for line in lines]
     for question, obj in zip(questions, objects):
-        assert set(obj) == {"question", "retrieved", "gate"} and obj["question"] == question
+        assert set(obj) == {"question", "retrieved", "gate", "within_cutoff"} and obj["question"] == question
         assert set(obj["gate"]) == {"best_distance", "cutoff", "passed"}
         for item in obj["retrieved"]:
             assert set(item) == {
-                "rank", "chunk_id", "file", "section", "vector_distance", "keyword_score", "teacher_similarity", "fused_score", "above_cutoff"
+                "rank", "chunk_id", "file", "section", "vector_distance", "keyword_score", "teacher_similarity", "fused_score", "above_cutoff",
+                "parts",
             }
             assert item["teacher_similarity"] is None or -1.0 <= item["teacher_similarity"] <= 1.0
             assert isinstance(item["rank"], int) and item["chunk_id"].startswith(item["file"] + "#")
