@@ -174,7 +174,7 @@ class QuestionResult:
 
     def to_json(self) -> dict:
         return {
-            "id": self.id, "kind": self.kind, "run": self.run, "failure_class": self.failure_class,
+            "id": self.id, "question": self.text, "kind": self.kind, "run": self.run, "failure_class": self.failure_class,
             "expected": None if self.place is None else self.place.to_json(), "came_back": self.came_back,
         }  # fmt: skip
 

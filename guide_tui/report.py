@@ -29,7 +29,8 @@ def open_retriever(index_dir: Path, rebuild_if_stale: bool = True, gate: bool = 
 
 def cutoff_row_at(hits: list[Hit]) -> int | None:
     """Where the distances cross the cutoff for good: the index of the first hit from which every hit
-    is beyond it (None when the last hit is within it). The CLI's and the app's tables draw their cutoff row there."""
+    is beyond it (None when the last hit is within it). The app's table draws its cutoff row there; the
+    CLI's tables use cutoff_split, where the line means one thing (what the answer may use is above it)."""
     return next((n for n in range(len(hits)) if all(h.above_cutoff for h in hits[n:])), None)
 
 
@@ -91,15 +92,18 @@ def why_lines(retriever: Retriever, retrieval: Retrieval, answer=None) -> list[s
 
 
 def retrieval_json(retriever: Retriever, retrieval: Retrieval, why: bool) -> dict:
-    """`retrieve --json`: Retrieval.to_json, and with --why each hit's matched terms and best sentence."""
-    from guide_tui.inspection import explain
+    """`retrieve --json`: Retrieval.to_json with each hit's fused score in its parts and the chunks above the
+    cutoff line; with --why each hit's matched terms and best sentence too."""
+    from guide_tui.inspection import explain, parts_json
 
     record = retrieval.to_json()
-    if why:
-        for row, hit in zip(record["retrieved"], retrieval.hits):
+    for row, hit in zip(record["retrieved"], retrieval.hits):
+        row["parts"] = parts_json(hit)
+        if why:
             explanation = explain(retriever, retrieval, hit)
             row["matched_terms"] = list(explanation.matched_terms)
             row["best_sentence"] = explanation.best_sentence
+    record["within_cutoff"] = [hit.chunk.chunk_id for hit in retrieval.within_cutoff]  # the rows above the cutoff line
     return record
 
 

@@ -92,24 +92,6 @@ class FusedPart:
         return self.weight * self.scaled
 
 
-def rounded_values(parts: tuple[FusedPart, ...], places: int = 4) -> list[float]:
-    """Each part's value rounded to `places` so that they add up to the fused score rounded the same way
-    (largest remainders get the last digit), as the table and JSON show them; each is within one last digit of its value."""
-    if not parts:
-        return []
-    unit = 10**places
-    exact = [part.value * unit for part in parts]
-    shown = [int(np.floor(x)) for x in exact]
-    total = sum_parts({part.name: part.value for part in parts}.__getitem__)
-    short = round(round(total, places) * unit) - sum(shown)
-    by_remainder = sorted(range(len(parts)), key=lambda n: shown[n] - exact[n])  # largest remainder first
-    for n in by_remainder[: max(short, 0)]:
-        shown[n] += 1
-    for n in reversed(by_remainder[: max(-short, 0)]):
-        shown[n] -= 1
-    return [n / unit for n in shown]
-
-
 @dataclass
 class ScoreParts:
     """Every chunk's fused score as its weighted parts: ranking sums exactly these (sum_parts), so the
@@ -148,10 +130,6 @@ class Hit:
             "fused_score": round(self.fused_score, 4),
             "teacher_similarity": None if self.teacher_similarity is None else round(self.teacher_similarity, 4),
             "above_cutoff": self.above_cutoff,
-            "parts": {
-                part.name: {"weight": round(part.weight, 4), "scaled": round(part.scaled, 4), "value": value}
-                for part, value in zip(self.parts, rounded_values(self.parts))
-            },
         }
 
 
@@ -183,12 +161,7 @@ class Retrieval:
         return [hit for hit in self.hits if not hit.above_cutoff]
 
     def to_json(self) -> dict:
-        return {
-            "question": self.question,
-            "retrieved": [h.to_json() for h in self.hits],
-            "gate": self.gate.to_json(),
-            "within_cutoff": [h.chunk.chunk_id for h in self.within_cutoff],  # the rows above the cutoff line
-        }
+        return {"question": self.question, "retrieved": [h.to_json() for h in self.hits], "gate": self.gate.to_json()}
 
 
 def query_analyzer(drop_stopwords: bool = False):
