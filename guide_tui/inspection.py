@@ -3,13 +3,12 @@ tuner reads in the app's workbench and in `guide-tui retrieve --why` / `eval`, f
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Iterable
 
 from guide_tui.chunking import Chunk
-from guide_tui.retrieval import TEACHER_POOL, FusedPart, Hit, Retrieval, Retriever, sum_parts
+from guide_tui.retrieval import TEACHER_POOL, FusedPart, Hit, Retrieval, Retriever, rounded_values
 
 LOOK_PAST = TEACHER_POOL
 """How far an expected chunk is searched for, and how wide the app's widened table is: the chunks the
@@ -23,32 +22,6 @@ PART_LABELS = {
     "teacher": "teacher",
 }
 """How each part of the fused score (retrieval.FUSED_PARTS) is named on screen."""
-
-
-def rounded_values(parts: tuple[FusedPart, ...], places: int = 4) -> list[float]:
-    """Each part's value rounded to `places` so that they add up to the fused score rounded the same way
-    (largest remainders get the last digit), as the table and JSON show them; each is within one last digit of its value."""
-    if not parts:
-        return []
-    unit = 10**places
-    exact = [part.value * unit for part in parts]
-    shown = [math.floor(x) for x in exact]
-    total = sum_parts({part.name: part.value for part in parts}.__getitem__)
-    short = round(round(total, places) * unit) - sum(shown)
-    by_remainder = sorted(range(len(parts)), key=lambda n: shown[n] - exact[n])  # largest remainder first
-    for n in by_remainder[: max(short, 0)]:
-        shown[n] += 1
-    for n in reversed(by_remainder[: max(-short, 0)]):
-        shown[n] -= 1
-    return [n / unit for n in shown]
-
-
-def parts_json(hit: Hit) -> dict:
-    """`retrieve --json`'s "parts" of one hit: weight, scaled value and value (rounded_values) per part."""
-    return {
-        part.name: {"weight": round(part.weight, 4), "scaled": round(part.scaled, 4), "value": value}
-        for part, value in zip(hit.parts, rounded_values(hit.parts))
-    }
 
 
 WORD = re.compile(r"[^\W_]+")  # a word as tantivy's simple tokenizer cuts it (letters and digits)

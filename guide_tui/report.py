@@ -92,13 +92,12 @@ def why_lines(retriever: Retriever, retrieval: Retrieval, answer=None) -> list[s
 
 
 def retrieval_json(retriever: Retriever, retrieval: Retrieval, why: bool) -> dict:
-    """`retrieve --json`: Retrieval.to_json with each hit's fused score in its parts and the chunks above the
+    """`retrieve --json`: Retrieval.to_json (each hit's fused score in its parts) and the chunks above the
     cutoff line; with --why each hit's matched terms and best sentence too."""
-    from guide_tui.inspection import explain, parts_json
+    from guide_tui.inspection import explain
 
     record = retrieval.to_json()
     for row, hit in zip(record["retrieved"], retrieval.hits):
-        row["parts"] = parts_json(hit)
         if why:
             explanation = explain(retriever, retrieval, hit)
             row["matched_terms"] = list(explanation.matched_terms)

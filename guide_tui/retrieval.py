@@ -16,6 +16,7 @@ The gate refuses when the best vector distance is above the calibrated cutoff.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -92,6 +93,24 @@ class FusedPart:
         return self.weight * self.scaled
 
 
+def rounded_values(parts: tuple[FusedPart, ...], places: int = 4) -> list[float]:
+    """Each part's value rounded to `places` so that they add up to the fused score rounded the same way
+    (largest remainders get the last digit), as the table and JSON show them; each is within one last digit of its value."""
+    if not parts:
+        return []
+    unit = 10**places
+    exact = [part.value * unit for part in parts]
+    shown = [math.floor(x) for x in exact]
+    total = sum_parts({part.name: part.value for part in parts}.__getitem__)
+    short = round(round(total, places) * unit) - sum(shown)
+    by_remainder = sorted(range(len(parts)), key=lambda n: shown[n] - exact[n])  # largest remainder first
+    for n in by_remainder[: max(short, 0)]:
+        shown[n] += 1
+    for n in reversed(by_remainder[: max(-short, 0)]):
+        shown[n] -= 1
+    return [n / unit for n in shown]
+
+
 @dataclass
 class ScoreParts:
     """Every chunk's fused score as its weighted parts: ranking sums exactly these (sum_parts), so the
@@ -130,6 +149,10 @@ class Hit:
             "fused_score": round(self.fused_score, 4),
             "teacher_similarity": None if self.teacher_similarity is None else round(self.teacher_similarity, 4),
             "above_cutoff": self.above_cutoff,
+            "parts": {
+                part.name: {"weight": round(part.weight, 4), "scaled": round(part.scaled, 4), "value": value}
+                for part, value in zip(self.parts, rounded_values(self.parts))
+            },
         }
 
 

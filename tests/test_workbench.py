@@ -12,9 +12,9 @@ from guide_tui import retrieval as retrieval_module
 from guide_tui.answering import answer_question
 from guide_tui.cli import main
 from guide_tui.evaluation import FAILURE_CLASSES
-from guide_tui.inspection import LOOK_PAST, explain, locate_expected, rounded_values, word_stems
+from guide_tui.inspection import LOOK_PAST, explain, locate_expected, word_stems
 from guide_tui.questions import load_questions
-from guide_tui.retrieval import FUSED_PARTS, sum_parts
+from guide_tui.retrieval import FUSED_PARTS, rounded_values, sum_parts
 
 BAKERY = "When does the Kestrelford bakery sell out?"
 COACH = "Where do long-distance coaches stop in Brightwater?"  # the fused order puts a chunk beyond the cutoff at rank 4
