@@ -78,6 +78,7 @@ class Hit:
     fused_score: float
     matched_sentence: str
     above_cutoff: bool  # True when this chunk's distance is beyond the cutoff (shown dimmed)
+    ordinal: int  # the chunk's place in the index's chunks
     teacher_similarity: float | None = None  # teacher cosine of question and best sentence, or section heading for a list question when closer (None: not pooled)
 
     def to_json(self) -> dict:
@@ -224,26 +225,37 @@ class TownNames:
         return "".join(parts) + text[at:]
 
 
+def address_table(ordinals: np.ndarray) -> list[np.ndarray]:
+    """keyword_ordinals as a lookup: table[segment][doc] is the chunk ordinal of tantivy's document address."""
+    table = []
+    for segment in range(int(ordinals[:, 0].max(initial=-1)) + 1):
+        rows = ordinals[ordinals[:, 0] == segment]
+        ordinal_of_doc = np.full(int(rows[:, 1].max(initial=-1)) + 1, -1, dtype=np.int64)
+        ordinal_of_doc[rows[:, 1]] = rows[:, 2]
+        table.append(ordinal_of_doc)
+    return table
+
+
 class Retriever:
     def __init__(self, index: LoadedIndex) -> None:
+        """Reads only what the build stored per chunk (the analysis' arrays), never every chunk."""
         self.index = index
         self.analyzer = query_analyzer()
         self.searcher = index.keyword.searcher()
         self.schema = index.keyword.schema
-        self.unit_chunk = np.array([u.chunk for u in index.units], dtype=np.int64)
-        chunks = index.chunks
+        analysis = index.analysis
+        self.unit_chunk = analysis.unit_chunk
+        self.chunk_count = analysis.chunk_count
         ordinals = index.ordinals if index.ordinals is not None else keyword_ordinals(index.keyword)
-        self.ordinal_of = {(segment, doc): ordinal for segment, doc, ordinal in ordinals.tolist()}
+        self.ordinal_of = address_table(np.asarray(ordinals))
         """tantivy's document address -> chunk ordinal, stored by the build rather than read per hit on every question."""
-        self.places = place_guides(chunks)
+        self.places = analysis.places
         self.towns = TownNames(self.places.values())
-        self.region_wide = np.array([c.file not in self.places for c in chunks], dtype=bool)
-        self.holds_kind = index.analysis.holds_kind if index.analysis is not None else chunk_value_kinds(chunks, self.towns)
-        first_with_body: dict[str, int] = {}
-        self.same_as = np.array([first_with_body.setdefault(c.body, n) for n, c in enumerate(chunks)], dtype=np.int64)
-        starts = np.searchsorted(self.unit_chunk, np.arange(len(chunks) + 1)).tolist()
-        self.units_of = [range(a, b) for a, b in zip(starts[:-1], starts[1:])]
-        """Per chunk ordinal, the rows of its units (units are stored chunk by chunk, in order)."""
+        self.region_wide = np.asarray(analysis.chunk_town) < 0
+        self.holds_kind = analysis.holds_kind
+        self.same_as = np.asarray(analysis.same_as)
+        self.units_of = analysis.rows_of
+        """The rows of a chunk's units (units are stored chunk by chunk, in order)."""
         self._teacher = None
         self._headings: dict[int, np.ndarray] = {}
 
@@ -281,7 +293,7 @@ class Retriever:
     def teacher_similarities(self, question_vector: np.ndarray, chunks: list[int]) -> np.ndarray:
         """Per chunk: the teacher cosine of the question and the chunk's best-matching sentence."""
         vectors = self.index.teacher_vectors
-        return np.array([float(np.max(vectors[self.units_of[c]] @ question_vector, initial=-1.0)) for c in chunks])
+        return np.array([float(np.max(vectors[self.units_of(c).start : self.units_of(c).stop] @ question_vector, initial=-1.0)) for c in chunks])
 
     @property
     def cutoff(self) -> float | None:
@@ -297,7 +309,7 @@ class Retriever:
 
     def keyword_scores(self, question: str) -> np.ndarray:
         """BM25 score of every chunk (0 where no term matches), or of the KEYWORD_CANDIDATES best."""
-        scores = np.zeros(len(self.index.chunks), dtype=np.float64)
+        scores = np.zeros(self.chunk_count, dtype=np.float64)
         terms = self.query_terms(question)
         if not terms:
             return scores
@@ -306,13 +318,13 @@ class Retriever:
         query = tantivy.Query.boolean_query(
             [(tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "text", term)) for term in terms]
         )
-        for score, address in self.searcher.search(query, limit=min(len(self.index.chunks), KEYWORD_CANDIDATES)).hits:
-            scores[self.ordinal_of[(address.segment_ord, address.doc)]] = score
+        for score, address in self.searcher.search(query, limit=min(self.chunk_count, KEYWORD_CANDIDATES)).hits:
+            scores[self.ordinal_of[address.segment_ord][address.doc]] = score
         return scores
 
     def vector_distances(self, question: str) -> tuple[np.ndarray, np.ndarray]:
         """Per chunk: distance of its best sentence, and which unit that was (-1: the question has no known words)."""
-        n_chunks = len(self.index.chunks)
+        n_chunks = self.chunk_count
         distances = np.ones(n_chunks)
         best_unit = np.full(n_chunks, -1, dtype=np.int64)
         vector = self.index.embedder.encode([question])[0] if question else None
@@ -339,7 +351,7 @@ class Retriever:
 
     def bonuses(self, question: str) -> np.ndarray:
         """REGION_BONUS and ASKED_VALUE_BONUS per chunk (see their docstrings)."""
-        bonus = np.zeros(len(self.index.chunks))
+        bonus = np.zeros(self.chunk_count)
         if not self.towns_in(question):
             bonus[self.region_wide] += REGION_BONUS
         main_readings = [group[0] for group in asked_kinds(question) if group != WHEN]
@@ -365,7 +377,8 @@ class Retriever:
         if best_unit.max(initial=-1) < 0 and not keyword.any():  # nothing in the question matched anything
             return [], distances, keyword, np.zeros_like(keyword), best_unit, {}, None
         fused = self.fused_scores(question, distances, keyword)
-        order = self.distinct(np.lexsort((np.arange(len(fused)), distances, -fused)).tolist())
+        ranked = self.ranked_chunks(best_unit, keyword)
+        order = self.distinct(ranked[np.lexsort((ranked, distances[ranked], -fused[ranked]))].tolist())
         teacher = self.teacher
         if teacher is None:
             return order, distances, keyword, fused, best_unit, {}, None
@@ -380,6 +393,14 @@ class Retriever:
         fused[pool] += TEACHER_WEIGHT * scaled
         pool = sorted(pool, key=lambda i: (-fused[i], distances[i], i))
         return pool + order[TEACHER_POOL:], distances, keyword, fused, best_unit, dict(zip(order[:TEACHER_POOL], similarity)), question_vector
+
+    def ranked_chunks(self, best_unit: np.ndarray, keyword: np.ndarray) -> np.ndarray:
+        """The chunks put in order: all of them when every sentence was compared with the question (up to
+        EXACT_SEARCH_MAX sentences); above, those the vector search or BM25 found (any other could score only
+        its bonuses), so sorting grows with the candidates, not with the index."""
+        if len(self.unit_chunk) <= EXACT_SEARCH_MAX:
+            return np.arange(self.chunk_count)
+        return np.flatnonzero((best_unit >= 0) | (keyword > 0))
 
     def distinct(self, order: list[int]) -> list[int]:
         """The order with every text repeated word for word in several guides kept once, at its best copy."""
@@ -398,6 +419,7 @@ class Retriever:
             Hit(
                 rank=r + 1,
                 chunk=self.index.chunks[i],
+                ordinal=i,
                 vector_distance=float(distances[i]),
                 keyword_score=float(keyword[i]),
                 fused_score=float(fused[i]),

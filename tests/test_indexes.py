@@ -104,6 +104,7 @@ def test_chunks_edited_to_garbage_is_refused(workspace: Path, bundled_index) -> 
     from guide_tui.indexes import sha256_file
 
     manifest["checksums"][CHUNKS] = sha256_file(folder / CHUNKS)
+    manifest["sizes"][CHUNKS] = (folder / CHUNKS).stat().st_size
     (folder / MANIFEST).write_text(json.dumps(manifest))
     with pytest.raises(IndexLoadError, match="chunks.jsonl is corrupt"):
         load(folder, bundled_index.embedder)
