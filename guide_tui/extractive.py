@@ -496,7 +496,7 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
     verdicts, uncovered = [], []
     parts = question_parts(retrieval.question)
     teacher = retriever.teacher if retrieval.teacher_query is not None else None
-    part_vectors = [retrieval.teacher_query] if len(parts) == 1 or teacher is None else list(teacher.encode(parts))
+    part_vectors = [retrieval.teacher_query] if len(parts) == 1 or teacher is None else list(retriever.teacher_encode(parts))
     rows = [row for hit in hits for row in facts.rows_of(hit.ordinal)]  # the only ones scored
     for part, part_vector in zip(parts, part_vectors):
         similarities = None if part_vector is None else dict(zip(rows, (retriever.index.teacher_vectors[rows] @ part_vector).tolist()))

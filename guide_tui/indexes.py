@@ -47,6 +47,9 @@ KEYWORD_ORDINALS = "keyword_ordinals.npy"
 KEYWORD_OPENING_PREFIX = "guide-tui-opening-"  # the short-lived folder in the temp dir the keyword index is opened through
 LIBRARIES = ("tantivy", "usearch", "model2vec", "numpy")
 TEACHER_DIMS = 384
+TEACHER_MASKED_SHARE = 0.5
+"""The teacher encodes sentences with their town names masked when that leaves at most this share of them
+distinct: a region of many towns alike but for their names costs the encodes of one (the 14 guides: 0.9, kept)."""
 # Searches are exact (brute force over the stored vectors), so the HNSW graph only needs to be
 # cheap to build: a sparse graph keeps a 5 MB guide's ~150k sentences to seconds, single-threaded.
 USEARCH_OPTIONS = {"metric": "cos", "dtype": "f32", "connectivity": 8, "expansion_add": 32}
@@ -196,13 +199,26 @@ def build_vectors(units: list[Unit], embedder: Embedder, done: Callable[[int], N
     return index
 
 
-def build_teacher_vectors(units: list[Unit], teacher) -> np.ndarray:
-    """The teacher's vector of every unit's embedded text, each distinct text encoded once."""
+def teacher_texts(units: Sequence[Unit], towns: list[str], mask_towns: bool | None = None) -> tuple[list[str], bool]:
+    """What the teacher encodes per unit, and whether town names were masked in it: the embedded texts as
+    they are, unless masking the town names leaves at most TEACHER_MASKED_SHARE of them distinct (a region
+    of towns alike but for their names), or mask_towns says which."""
+    from guide_tui.retrieval import TownNames
+
     texts = [u.embedded_text for u in units]
+    names = TownNames(towns)
+    masked = [names.masked(text) for text in texts]
+    if mask_towns is None:
+        mask_towns = len(set(masked)) <= TEACHER_MASKED_SHARE * len(set(texts))
+    return (masked if mask_towns else texts), mask_towns
+
+
+def build_teacher_vectors(texts: list[str], teacher) -> np.ndarray:
+    """The teacher's vector of every text (teacher_texts), each distinct text encoded once."""
     distinct = list(dict.fromkeys(texts))
     encoded = teacher.encode(distinct) if distinct else np.zeros((0, TEACHER_DIMS), dtype=np.float32)
     row = {text: n for n, text in enumerate(distinct)}
-    return encoded[[row[t] for t in texts]].astype(np.float16).reshape(len(units), encoded.shape[1])
+    return encoded[[row[t] for t in texts]].astype(np.float16).reshape(len(texts), encoded.shape[1])
 
 
 def load_teacher(wanted: bool, teacher=None):
@@ -253,7 +269,8 @@ def timestamp() -> str:
 
 
 def make_manifest(
-    corpus: Corpus, corpus_dir: Path, chunks: list[Chunk], units: list[Unit], embedder: Embedder, cutoff: dict | None, teacher=None
+    corpus: Corpus, corpus_dir: Path, chunks: list[Chunk], units: list[Unit], embedder: Embedder, cutoff: dict | None, teacher=None,
+    teacher_masks_towns: bool = False,
 ) -> dict:
     return {
         "format_version": FORMAT_VERSION,
@@ -264,7 +281,9 @@ def make_manifest(
         "problems": [str(p) for p in corpus.problems],
         "model": {"name": "model2vec distilled from all-MiniLM-L6-v2", "sha256": embedder.sha256, "dims": embedder.dims},
         "vector_unit": VECTOR_UNIT,
-        "teacher": None if teacher is None else {"name": "all-MiniLM-L6-v2 (numpy)", "sha256": teacher.sha256},
+        "teacher": None if teacher is None else {
+            "name": "all-MiniLM-L6-v2 (numpy)", "sha256": teacher.sha256, "towns": "masked" if teacher_masks_towns else "kept"
+        },
         "usearch": USEARCH_OPTIONS,
         "libraries": {name: version(name) for name in LIBRARIES},
         "counts": {"guides": len(corpus.guides), "chunks": len(chunks), "sentences": len(units)},
@@ -347,11 +366,14 @@ def write_index_files(
     progress("embedding sentences", 1, BUILD_STEPS)
     build_vectors(units, embedder, chunks_done("embedding sentences")).save(str(folder / VECTORS))
     steps(f"{VECTORS} written")
-    if teacher is not None:
-        np.save(folder / TEACHER_VECTORS, build_teacher_vectors(units, teacher), allow_pickle=False)
-        steps(f"{TEACHER_VECTORS} written")
-    save_analysis(folder, analyse(chunks, units, embedder, chunks_done("analysing sentences")))
+    analysis = analyse(chunks, units, embedder, chunks_done("analysing sentences"))
+    save_analysis(folder, analysis)
     steps("sentence analysis written")
+    masks_towns = False
+    if teacher is not None:
+        texts, masks_towns = teacher_texts(units, analysis.towns)
+        np.save(folder / TEACHER_VECTORS, build_teacher_vectors(texts, teacher), allow_pickle=False)
+        steps(f"{TEACHER_VECTORS} written")
     progress("keyword index", 2, BUILD_STEPS)
     (folder / KEYWORD_DIR).mkdir()
     np.save(folder / KEYWORD_ORDINALS, keyword_ordinals(build_keyword(chunks, str(folder / KEYWORD_DIR))), allow_pickle=False)
@@ -368,7 +390,7 @@ def write_index_files(
             line_starts.append(line_starts[-1] + out.write((json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8")))
     np.save(folder / CHUNK_OFFSETS, np.array(line_starts, dtype=np.int64), allow_pickle=False)
     steps(f"{CHUNKS} written")
-    manifest = make_manifest(corpus, corpus_path, chunks, units, embedder, None, teacher)
+    manifest = make_manifest(corpus, corpus_path, chunks, units, embedder, None, teacher, masks_towns)
     stored = [name for name in (VECTORS, TEACHER_VECTORS, CHUNKS, CHUNK_OFFSETS, KEYWORD_ORDINALS, *ANALYSIS_FILES) if (folder / name).exists()]
     manifest["checksums"] = {name: sha256_file(folder / name) for name in stored}
     manifest["sizes"] = {name: (folder / name).stat().st_size for name in stored}
@@ -626,10 +648,12 @@ def build_in_memory(corpus_dir: Path, embedder: Embedder, cutoff: dict | None = 
     chunks = chunk_corpus(corpus)
     units = chunk_units(chunks)
     teacher = load_teacher(with_teacher)
-    manifest = make_manifest(corpus, corpus_dir, chunks, units, embedder, cutoff, teacher) | {"in_memory": True}
+    analysis = analyse(chunks, units, embedder)
+    texts, masks_towns = teacher_texts(units, analysis.towns) if teacher is not None else ([], False)
+    manifest = make_manifest(corpus, corpus_dir, chunks, units, embedder, cutoff, teacher, masks_towns) | {"in_memory": True}
     return LoadedIndex(
         corpus_dir, manifest, chunks, units, build_vectors(units, embedder), build_keyword(chunks, None), embedder,
-        analyse(chunks, units, embedder), teacher_vectors=None if teacher is None else build_teacher_vectors(units, teacher),
+        analysis, teacher_vectors=None if teacher is None else build_teacher_vectors(texts, teacher),
     )
 
 

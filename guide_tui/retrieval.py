@@ -256,8 +256,10 @@ class Retriever:
         self.same_as = np.asarray(analysis.same_as)
         self.units_of = analysis.rows_of
         """The rows of a chunk's units (units are stored chunk by chunk, in order)."""
+        self.teacher_masks_towns = (index.manifest.get("teacher") or {}).get("towns") == "masked"
+        """The teacher's sentence vectors were made with town names masked (indexes.teacher_texts): so are the questions'."""
         self._teacher = None
-        self._headings: dict[int, np.ndarray] = {}
+        self._headings: dict[str, np.ndarray] = {}
 
     @property
     def teacher(self):
@@ -277,18 +279,28 @@ class Retriever:
             self._teacher = teacher
         return self._teacher
 
+    def teacher_text(self, text: str) -> str:
+        """What the teacher reads of a question or heading: town names masked when the index's sentences were."""
+        return self.towns.masked(text) if self.teacher_masks_towns else text
+
+    def teacher_encode(self, texts: list[str]) -> np.ndarray:
+        """The teacher's vectors of question texts (teacher_text)."""
+        return self.teacher.encode([self.teacher_text(text) for text in texts])
+
     def heading_text(self, chunk: int) -> str:
-        """What a section is about, in words the teacher reads well: "What to see in Halden Bay"."""
+        """What a section is about, in words the teacher reads well: "What to see in Halden Bay" (teacher_text)."""
         c = self.index.chunks[chunk]
-        return f"{c.section} in {self.places[c.file]}" if c.file in self.places else f"{c.title}: {c.section}"
+        return self.teacher_text(f"{c.section} in {self.places[c.file]}" if c.file in self.places else f"{c.title}: {c.section}")
 
     def heading_similarities(self, question_vector: np.ndarray, chunks: list[int]) -> np.ndarray:
         """Per chunk: the teacher cosine of the question and the chunk's heading in its place (each heading
-        encoded at the first list question that reaches its chunk, then kept)."""
-        missing = [c for c in dict.fromkeys(chunks) if c not in self._headings]
+        text encoded at the first list question that reaches a chunk with it, then kept: a region of
+        renamed copies, its town names masked, has one copy's headings)."""
+        texts = [self.heading_text(c) for c in chunks]
+        missing = [text for text in dict.fromkeys(texts) if text not in self._headings]
         if missing:
-            self._headings.update(zip(missing, self.teacher.encode([self.heading_text(c) for c in missing])))
-        return np.array([float(self._headings[c] @ question_vector) for c in chunks])
+            self._headings.update(zip(missing, self.teacher.encode(missing)))
+        return np.array([float(self._headings[text] @ question_vector) for text in texts])
 
     def teacher_similarities(self, question_vector: np.ndarray, chunks: list[int]) -> np.ndarray:
         """Per chunk: the teacher cosine of the question and the chunk's best-matching sentence."""
@@ -382,7 +394,7 @@ class Retriever:
         teacher = self.teacher
         if teacher is None:
             return order, distances, keyword, fused, best_unit, {}, None
-        question_vector = teacher.encode([question])[0]
+        question_vector = self.teacher_encode([question])[0]
         pool = order[:TEACHER_POOL]
         similarity = self.teacher_similarities(question_vector, pool)
         if asks_for_a_list(question):  # a list is usually a whole section: "What to see", "Eat and drink"
