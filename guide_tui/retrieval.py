@@ -330,8 +330,11 @@ class Retriever:
         query = tantivy.Query.boolean_query(
             [(tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "text", term)) for term in terms]
         )
-        for score, address in self.searcher.search(query, limit=min(self.chunk_count, KEYWORD_CANDIDATES)).hits:
-            scores[self.ordinal_of[address.segment_ord][address.doc]] = score
+        hits = self.searcher.search(query, limit=min(self.chunk_count, KEYWORD_CANDIDATES), count=False).hits
+        found = [(self.ordinal_of[address.segment_ord][address.doc], score) for score, address in hits]
+        if found:
+            ordinals, found_scores = zip(*found)
+            scores[list(ordinals)] = found_scores
         return scores
 
     def vector_distances(self, question: str) -> tuple[np.ndarray, np.ndarray]:
@@ -361,24 +364,30 @@ class Retriever:
         vectors.expansion_search = max(vectors.expansion_search, VECTOR_CANDIDATES)
         return vectors.search(vector, VECTOR_CANDIDATES, threads=1)
 
-    def bonuses(self, question: str) -> np.ndarray:
-        """REGION_BONUS and ASKED_VALUE_BONUS per chunk (see their docstrings)."""
-        bonus = np.zeros(self.chunk_count)
+    def bonuses(self, question: str, chunks: np.ndarray) -> np.ndarray:
+        """REGION_BONUS and ASKED_VALUE_BONUS of the given chunks (see their docstrings)."""
+        bonus = np.zeros(len(chunks))
         if not self.towns_in(question):
-            bonus[self.region_wide] += REGION_BONUS
+            bonus[self.region_wide[chunks]] += REGION_BONUS
         main_readings = [group[0] for group in asked_kinds(question) if group != WHEN]
         wanted = [VALUE_KINDS.index(kind) for kind in main_readings if kind in VALUE_KINDS]
         if wanted:
-            bonus[self.holds_kind[:, wanted].any(axis=1)] += ASKED_VALUE_BONUS
+            bonus[self.holds_kind[chunks][:, wanted].any(axis=1)] += ASKED_VALUE_BONUS
         return bonus
 
-    def fused_scores(self, question: str, distances: np.ndarray, keyword: np.ndarray) -> np.ndarray:
-        """VECTOR_WEIGHT * similarity scaled to 0..1 over all chunks + the rest * BM25 / best BM25 + bonuses."""
-        similarity = 1.0 - distances
-        spread = similarity.max() - similarity.min()
-        vector_part = (similarity - similarity.min()) / spread if spread > 0 else np.zeros_like(similarity)
-        keyword_part = keyword / keyword.max() if keyword.max() > 0 else keyword
-        return VECTOR_WEIGHT * vector_part + (1 - VECTOR_WEIGHT) * keyword_part + self.bonuses(question)
+    def fused_scores(self, question: str, distances: np.ndarray, keyword: np.ndarray, chunks: np.ndarray) -> np.ndarray:
+        """Per chunk (0 outside `chunks`, the ranked ones): VECTOR_WEIGHT * similarity scaled to 0..1 over all
+        chunks + the rest * BM25 / best BM25 + bonuses. A chunk left out was found by neither side: distance 1, BM25 0."""
+        similarity = 1.0 - distances[chunks]
+        unmatched = [0.0] if len(chunks) < self.chunk_count else []  # the similarity of a chunk neither side found
+        low, high = min([similarity.min(initial=np.inf)] + unmatched), max([similarity.max(initial=-np.inf)] + unmatched)
+        spread = high - low
+        vector_part = (similarity - low) / spread if spread > 0 else np.zeros_like(similarity)
+        best_keyword = keyword[chunks].max(initial=0.0)
+        keyword_part = keyword[chunks] / best_keyword if best_keyword > 0 else keyword[chunks]
+        fused = np.zeros(self.chunk_count)
+        fused[chunks] = VECTOR_WEIGHT * vector_part + (1 - VECTOR_WEIGHT) * keyword_part + self.bonuses(question, chunks)
+        return fused
 
     def ranking(self, question: str) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[int, float], np.ndarray | None]:
         """Every chunk ordinal best first (repeated texts left out), with the arrays behind the order:
@@ -388,8 +397,8 @@ class Retriever:
         keyword = self.keyword_scores(question)
         if best_unit.max(initial=-1) < 0 and not keyword.any():  # nothing in the question matched anything
             return [], distances, keyword, np.zeros_like(keyword), best_unit, {}, None
-        fused = self.fused_scores(question, distances, keyword)
         ranked = self.ranked_chunks(best_unit, keyword)
+        fused = self.fused_scores(question, distances, keyword, ranked)
         order = self.distinct(ranked[np.lexsort((ranked, distances[ranked], -fused[ranked]))].tolist())
         teacher = self.teacher
         if teacher is None:
