@@ -23,7 +23,7 @@ from guide_tui.chunking import Chunk
 
 WORD = re.compile(r"[a-z0-9]+")  # what tantivy's simple tokenizer keeps, on lowercased text
 WORDS_FILE = "analysis.json"  # vocabulary, stems, known words, town names
-WORD_FIELDS = ("vocabulary", "stems", "known_words", "towns", "chunk_frequency", "places", "sections", "region_kinds")  # in WORDS_FILE
+WORD_FIELDS = ("vocabulary", "stems", "known_words", "towns", "chunk_frequency", "places", "region_kinds")  # in WORDS_FILE
 ARRAY_FILES = (
     "word_vectors", "word_offsets", "word_ids", "town_offsets", "town_ids", "sentence_vectors", "holds_kind", "first_use",
     "first_unit", "chunk_town", "same_as",
@@ -53,7 +53,6 @@ class SentenceAnalysis:
     chunk_frequency: dict[str, int]  # per stem, how many chunks use it
     first_use: np.ndarray  # the vocabulary's ids in the order the sentences first use them
     places: dict[str, str]  # file -> town, for the guides about one town (retrieval.place_guides)
-    sections: list[str]  # every section heading, sorted
     region_kinds: list[str]  # the kinds of value (asked.FOUND) the whole region's text holds, all sentences joined
     first_unit: np.ndarray  # chunk c's sentences are rows first_unit[c]:first_unit[c + 1]
     chunk_town: np.ndarray  # per chunk, its guide's town (id into towns), -1 for a region-wide guide
@@ -129,7 +128,6 @@ def analyse(chunks: list[Chunk], units: list, embedder, done: Callable[[int], No
         first_use=np.array([word_id[w] for w in dict.fromkeys(w for words in words_of for w in words)], dtype=np.int32),
         chunk_frequency=chunk_frequencies([stem_of[w] for w in vocabulary], word_offsets, word_ids, unit_chunk),
         places=places,
-        sections=sorted({c.section for c in chunks}),
         region_kinds=[kind for kind, pattern in FOUND.items() if pattern.search(region_text)],
         first_unit=np.searchsorted(unit_chunk, np.arange(len(chunks) + 1)).astype(np.int64),
         chunk_town=np.array([town_id[places[c.file]] if c.file in places else -1 for c in chunks], dtype=np.int32),
