@@ -1,10 +1,12 @@
-"""What the extractive answerer knows about every sentence before any question: computed by the
-build, stored in the index as arrays, memory-mapped when loaded.
+"""What retrieval and the extractive answerer know about every sentence and chunk before any
+question: computed by the build, stored in the index as arrays, memory-mapped when loaded, so a
+start reads none of it and a question touches only the rows of its candidates.
 
 Per sentence: its content words (ids into the vocabulary, in the order they occur), the towns it
 names (ids into the town list) and its vector with the section heading and town names masked;
 for the vocabulary: each word's stem and vector; and every word the guides use, titles too.
-An index held in memory (a stale corpus rebuilt) computes the same arrays at the first answer.
+Per chunk: its first sentence, its guide's town, the first chunk with the same body, the kinds of
+value it holds. An index held in memory (a stale corpus rebuilt) computes the same arrays.
 """
 
 from __future__ import annotations
@@ -21,8 +23,11 @@ from guide_tui.chunking import Chunk
 
 WORD = re.compile(r"[a-z0-9]+")  # what tantivy's simple tokenizer keeps, on lowercased text
 WORDS_FILE = "analysis.json"  # vocabulary, stems, known words, town names
-WORD_FIELDS = ("vocabulary", "stems", "known_words", "towns", "chunk_frequency")  # stored in WORDS_FILE
-ARRAY_FILES = ("word_vectors", "word_offsets", "word_ids", "town_offsets", "town_ids", "sentence_vectors", "holds_kind", "first_use")
+WORD_FIELDS = ("vocabulary", "stems", "known_words", "towns", "chunk_frequency", "places", "region_kinds")  # in WORDS_FILE
+ARRAY_FILES = (
+    "word_vectors", "word_offsets", "word_ids", "town_offsets", "town_ids", "sentence_vectors", "holds_kind", "first_use",
+    "first_unit", "chunk_town", "same_as",
+)
 
 
 def array_file(name: str) -> str:
@@ -47,12 +52,30 @@ class SentenceAnalysis:
     holds_kind: np.ndarray  # per chunk: retrieval.chunk_value_kinds
     chunk_frequency: dict[str, int]  # per stem, how many chunks use it
     first_use: np.ndarray  # the vocabulary's ids in the order the sentences first use them
+    places: dict[str, str]  # file -> town, for the guides about one town (retrieval.place_guides)
+    region_kinds: list[str]  # the kinds of value (asked.FOUND) the whole region's text holds, all sentences joined
+    first_unit: np.ndarray  # chunk c's sentences are rows first_unit[c]:first_unit[c + 1]
+    chunk_town: np.ndarray  # per chunk, its guide's town (id into towns), -1 for a region-wide guide
+    same_as: np.ndarray  # per chunk, the first chunk with the same body (itself when none before)
 
     def words(self, row: int) -> list[str]:
         return [self.vocabulary[i] for i in self.word_ids[self.word_offsets[row] : self.word_offsets[row + 1]]]
 
     def sentence_towns(self, row: int) -> set[str]:
         return {self.towns[i] for i in self.town_ids[self.town_offsets[row] : self.town_offsets[row + 1]]}
+
+    def rows_of(self, chunk: int) -> range:
+        """The rows of a chunk's sentences."""
+        return range(int(self.first_unit[chunk]), int(self.first_unit[chunk + 1]))
+
+    @property
+    def chunk_count(self) -> int:
+        return len(self.first_unit) - 1
+
+    @property
+    def unit_chunk(self) -> np.ndarray:
+        """Per sentence, its chunk's ordinal."""
+        return np.repeat(np.arange(self.chunk_count, dtype=np.int64), np.diff(self.first_unit))
 
 
 def ragged(rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -64,10 +87,12 @@ def ragged(rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
 
 def analyse(chunks: list[Chunk], units: list, embedder, done: Callable[[int], None] = lambda units_done: None) -> SentenceAnalysis:
     """The analysis of an index's sentences (units: indexes.Unit, in chunk order); done(units so far) while embedding them."""
+    from guide_tui.asked import FOUND
     from guide_tui.retrieval import TownNames, chunk_value_kinds, place_guides, query_analyzer
 
     analyzer = query_analyzer(drop_stopwords=True)  # the index's stemming, stop words dropped
-    towns = TownNames(place_guides(chunks).values())
+    places = place_guides(chunks)
+    towns = TownNames(places.values())
     stem_of: dict[str, str | None] = {}
 
     def stem(word: str) -> str | None:
@@ -84,6 +109,8 @@ def analyse(chunks: list[Chunk], units: list, embedder, done: Callable[[int], No
     spans = [towns.spans(u.text) for u in units]
     town_offsets, town_ids = ragged([sorted({town_id[t] for _, _, t in found}) for found in spans])
     unit_chunk = np.array([u.chunk for u in units], dtype=np.int64)
+    first_with_body: dict[str, int] = {}
+    region_text = " ".join(u.text for u in units)
     return SentenceAnalysis(
         vocabulary=vocabulary,
         stems=[stem_of[w] for w in vocabulary],
@@ -100,6 +127,11 @@ def analyse(chunks: list[Chunk], units: list, embedder, done: Callable[[int], No
         holds_kind=chunk_value_kinds(chunks, towns),
         first_use=np.array([word_id[w] for w in dict.fromkeys(w for words in words_of for w in words)], dtype=np.int32),
         chunk_frequency=chunk_frequencies([stem_of[w] for w in vocabulary], word_offsets, word_ids, unit_chunk),
+        places=places,
+        region_kinds=[kind for kind, pattern in FOUND.items() if pattern.search(region_text)],
+        first_unit=np.searchsorted(unit_chunk, np.arange(len(chunks) + 1)).astype(np.int64),
+        chunk_town=np.array([town_id[places[c.file]] if c.file in places else -1 for c in chunks], dtype=np.int32),
+        same_as=np.array([first_with_body.setdefault(c.body, n) for n, c in enumerate(chunks)], dtype=np.int64),
     )
 
 
@@ -120,11 +152,17 @@ def save_analysis(folder: Path, analysis: SentenceAnalysis) -> None:
         np.save(folder / array_file(name), np.ascontiguousarray(getattr(analysis, name)), allow_pickle=False)
 
 
+def mapped(path: Path) -> np.ndarray:
+    """A stored array, memory-mapped, as a plain ndarray over the mapping (np.memmap's indexing costs a
+    Python call per access, which a question reading thousands of rows notices)."""
+    return np.load(path, mmap_mode="r", allow_pickle=False).view(np.ndarray)
+
+
 def load_analysis(folder: Path, sentences: int) -> SentenceAnalysis:
     """The stored analysis, its arrays memory-mapped; ValueError or OSError when a file is missing or
     does not fit the index's sentences."""
     words = json.loads((folder / WORDS_FILE).read_text(encoding="utf-8"))
-    arrays = {name: np.load(folder / array_file(name), mmap_mode="r", allow_pickle=False) for name in ARRAY_FILES}
+    arrays = {name: mapped(folder / array_file(name)) for name in ARRAY_FILES}
     analysis = SentenceAnalysis(**{name: words[name] for name in WORD_FIELDS}, **arrays)
     fits = (
         len(analysis.word_offsets) == len(analysis.town_offsets) == len(analysis.sentence_vectors) + 1 == sentences + 1
@@ -132,6 +170,8 @@ def load_analysis(folder: Path, sentences: int) -> SentenceAnalysis:
         and analysis.word_offsets[-1] == len(analysis.word_ids)
         and analysis.town_offsets[-1] == len(analysis.town_ids)
         and analysis.holds_kind.ndim == 2
+        and len(analysis.holds_kind) == len(analysis.chunk_town) == len(analysis.same_as) == len(analysis.first_unit) - 1
+        and analysis.first_unit[-1] == sentences
     )
     if not fits:
         raise ValueError(f"the stored sentence analysis does not fit the index's {sentences} sentences")

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from guide_tui.analysis import WORD, analyse
+from guide_tui.analysis import WORD
 from guide_tui.answerability import Verdict, shipped_model
 from guide_tui.chunking import paragraphs
 from guide_tui.asked import DAY_AND_MONTH_NAMES, FOUND, KINDS_OF_WORD, SOFT_KINDS, asked_kinds, asks_for_a_list, question_parts
@@ -79,6 +78,11 @@ class Sentence:
     shared: bool  # its chunk is repeated word for word in other guides ("Practical notes")
     word_set: frozenset[str]
     affixes: frozenset[str]  # every start and end of ROOT_LETTERS+ letters of its words, for same_root
+    kinds: frozenset[str] | None = None  # the kinds of value (asked.FOUND) its text holds, when known without the text
+
+    def holds(self, kind: str) -> bool:
+        """Its text holds a value of this kind (asked.FOUND)."""
+        return kind in self.kinds if self.kinds is not None else FOUND[kind].search(self.text) is not None
 
 
 def affixes(word: str) -> set[str]:
@@ -95,28 +99,27 @@ class Analysed:
     """
 
     def __init__(self, retriever: Retriever) -> None:
+        """Reads what the build stored per chunk and per word, never every sentence."""
         index = retriever.index
-        stored = index.analysis if index.analysis is not None else analyse(index.chunks, index.units, index.embedder)
+        stored = index.analysis
         self.stored = stored
-        self.texts = [unit.text for unit in index.units]
+        self.units = index.units
         self.chunks = index.chunks
         self.embedder = index.embedder
         self.analyzer = query_analyzer(drop_stopwords=True)  # the index's stemming, stop words dropped
         self.towns = retriever.towns  # TownNames: holds no reference to the index
         self.town_words = {word for town in self.towns.names for word in town.split()}
         self.stem_cache: dict[str, str | None] = dict(zip(stored.vocabulary, stored.stems))
-        self.chunk_row = {chunk.chunk_id: n for n, chunk in enumerate(index.chunks)}
-        self.chunk_town = [retriever.places.get(chunk.file) for chunk in index.chunks]  # None: a region-wide guide
-        copies = Counter(retriever.same_as)  # chunks per distinct body
-        self.chunk_shared = [copies[first] > 1 for first in retriever.same_as]
+        self.chunk_town = np.asarray(stored.chunk_town)  # ids into stored.towns, -1: a region-wide guide
+        copies = np.bincount(retriever.same_as, minlength=len(retriever.same_as))  # chunks per distinct body
+        self.chunk_shared = copies[retriever.same_as] > 1
         self.places: dict[frozenset[str], Sentence] = {}
         self.known_words = set(stored.known_words)
         """Every word the guides use, titles and headings too: a name outside them is a place they never cover."""
         self.word_vector = dict(zip(stored.vocabulary, np.asarray(stored.word_vectors)))
         self.unit_chunk = retriever.unit_chunk
-        starts = np.searchsorted(self.unit_chunk, np.arange(len(index.chunks) + 1))
-        self.by_chunk: list[range] = [range(a, b) for a, b in zip(starts[:-1].tolist(), starts[1:].tolist())]
-        """Rows of self.sentences per chunk."""
+        self.rows_of = stored.rows_of
+        """The rows of self.sentences of a chunk."""
         self.sentences = Sentences(self)
         self.chunk_frequency = stored.chunk_frequency
         self.sentence_vectors = stored.sentence_vectors  # with their section heading and town names masked,
@@ -126,9 +129,9 @@ class Analysed:
         """Sentence `row` of the index, from the stored analysis."""
         chunk = int(self.unit_chunk[row])
         towns = self.stored.sentence_towns(row)
-        if not towns and self.chunk_town[chunk] is None:
+        if not towns and self.chunk_town[chunk] < 0:
             towns = self.paragraph_towns(chunk).get(row, set())
-        return self.sentence(self.texts[row], chunk, self.stored.words(row), towns)
+        return self.sentence(self.units[row].text, chunk, self.stored.words(row), towns)
 
     def paragraph_towns(self, chunk: int) -> dict[int, set[str]]:
         """For a region-wide chunk's rows that name no town: the towns the nearest earlier sentence of
@@ -136,7 +139,7 @@ class Analysed:
         text = self.chunks[chunk].text
         opening, _, body = text.partition(f"\n## {self.chunks[chunk].section}\n")
         sizes = [len(p) for part in (opening, body) for p in paragraphs(part)]
-        rows = self.by_chunk[chunk]
+        rows = self.rows_of(chunk)
         if sum(sizes) != len(rows):  # not the chunking the index was built with: inherit nothing
             return {}
         found, at = {}, rows.start
@@ -149,15 +152,13 @@ class Analysed:
         return found
 
     def rows_about(self, towns: set[str]) -> np.ndarray:
-        """The rows of the sentences the place rule (about) allows for these towns, in order."""
-        if not towns:
-            return np.arange(len(self.texts))
-        in_guide = np.array([town in towns for town in self.chunk_town], dtype=bool)[self.unit_chunk]
-        wanted = np.array([town in towns for town in self.stored.towns], dtype=bool)
-        naming_rows = np.repeat(np.arange(len(self.texts)), np.diff(self.stored.town_offsets))[wanted[self.stored.town_ids]]
-        naming = np.zeros(len(self.texts), dtype=bool)
+        """The rows of the sentences the place rule (about) allows for these towns (none for no town), in order."""
+        wanted = np.array([town in towns for town in self.stored.towns] + [False], dtype=bool)  # [-1]: region-wide
+        in_guide = wanted[self.chunk_town][self.unit_chunk]
+        naming_rows = np.repeat(np.arange(len(self.units)), np.diff(self.stored.town_offsets))[wanted[self.stored.town_ids]]
+        naming = np.zeros(len(self.units), dtype=bool)
         naming[naming_rows] = True
-        region_wide = np.array([town is None for town in self.chunk_town], dtype=bool)[self.unit_chunk]
+        region_wide = (self.chunk_town < 0)[self.unit_chunk]
         return np.flatnonzero(in_guide | (region_wide & naming))
 
     def stem(self, word: str) -> str | None:
@@ -171,23 +172,25 @@ class Analysed:
         """Everything the guides say about the towns (their guides, and region-wide sentences naming
         them) or, for no town, about the region: as one pseudo-sentence for coverage()."""
         key = frozenset(towns)
-        if key not in self.places:
-            rows = self.rows_about(towns)
-            chosen = np.zeros(len(self.texts), dtype=bool)
-            chosen[rows] = True
-            if towns:
-                ids = self.stored.word_ids[np.repeat(chosen, np.diff(self.stored.word_offsets))]
-                _, first = np.unique(ids, return_index=True)
-                ids = ids[np.sort(first)]
-            else:
-                ids = self.stored.first_use  # every sentence: the whole vocabulary, in the order of first use
-            words = [self.stored.vocabulary[i] for i in ids]
-            town_ids = np.unique(self.stored.town_ids[np.repeat(chosen, np.diff(self.stored.town_offsets))])
-            named = {self.stored.towns[i] for i in town_ids}
-            self.places[key] = self.sentence(" ".join(self.texts[r] for r in rows), -1, words, named)
+        if key in self.places:
+            return self.places[key]
+        if not towns:  # every sentence: the whole vocabulary in the order of first use, the kinds the build found
+            words = [self.stored.vocabulary[i] for i in self.stored.first_use]
+            named = {self.stored.towns[i] for i in np.unique(self.stored.town_ids)}
+            self.places[key] = self.sentence("", -1, words, named, frozenset(self.stored.region_kinds))
+            return self.places[key]
+        rows = self.rows_about(towns)
+        chosen = np.zeros(len(self.units), dtype=bool)
+        chosen[rows] = True
+        ids = self.stored.word_ids[np.repeat(chosen, np.diff(self.stored.word_offsets))]
+        _, first = np.unique(ids, return_index=True)
+        words = [self.stored.vocabulary[i] for i in ids[np.sort(first)]]
+        town_ids = np.unique(self.stored.town_ids[np.repeat(chosen, np.diff(self.stored.town_offsets))])
+        named = {self.stored.towns[i] for i in town_ids}
+        self.places[key] = self.sentence(" ".join(self.units[r].text for r in rows), -1, words, named)
         return self.places[key]
 
-    def sentence(self, text: str, chunk: int, words: list[str], towns: set[str]) -> Sentence:
+    def sentence(self, text: str, chunk: int, words: list[str], towns: set[str], kinds: frozenset[str] | None = None) -> Sentence:
         vectors = np.array([self.word_vector[w] for w in words]).reshape(len(words), self.embedder.dims)
         return Sentence(
             text,
@@ -200,11 +203,13 @@ class Analysed:
             chunk >= 0 and self.chunk_shared[chunk],
             frozenset(words),
             frozenset(a for w in words for a in affixes(w)),
+            kinds,
         )
 
     def guide_town(self, chunk: int) -> str | None:
         """The town a chunk's guide is about; None for a region-wide guide."""
-        return self.chunk_town[chunk] if chunk >= 0 else None
+        town = int(self.chunk_town[chunk]) if chunk >= 0 else -1
+        return self.stored.towns[town] if town >= 0 else None
 
     def about(self, towns: set[str], sentence: Sentence) -> bool:
         """The place rule: for a question naming towns, a sentence of their guides or a region-wide
@@ -217,7 +222,7 @@ class Analysed:
     def rarity(self, word: str) -> float:
         """Inverse chunk frequency of the word's stem (words the guides never use count most)."""
         count = self.chunk_frequency.get(self.stem(word) or "", 0)
-        return float(np.log((len(self.by_chunk) + 1) / (count + 1)) + 1)
+        return float(np.log((self.stored.chunk_count + 1) / (count + 1)) + 1)
 
 
 class Sentences:
@@ -228,7 +233,7 @@ class Sentences:
         self.made: dict[int, Sentence] = {}
 
     def __len__(self) -> int:
-        return len(self.facts.texts)
+        return len(self.facts.units)
 
     def __getitem__(self, row: int) -> Sentence:
         if row not in self.made:
@@ -365,7 +370,7 @@ def gives(kind: str, sentence: Sentence, subject: Subject, facts: Analysed) -> b
     if kind == "name":
         return names_places(sentence.text, subject, facts)
     if kind != "place":
-        return bool(FOUND[kind].search(sentence.text))
+        return sentence.holds(kind)
     by_guide = sentence.guide_town not in (None, *subject.towns) and not sentence.shared
     return by_guide or names_places(sentence.text, subject, facts)
 
@@ -399,7 +404,7 @@ def coverage(subject: Subject, sentence: Sentence, facts: Analysed) -> np.ndarra
     for n, word in enumerate(subject.words):
         if facts.stem(word) in sentence.stems or same_root(word, sentence):
             result[n] = 1.0
-        elif any(FOUND[kind].search(sentence.text) for kind in KINDS_OF_WORD.get(word, ())):
+        elif any(sentence.holds(kind) for kind in KINDS_OF_WORD.get(word, ())):
             result[n] = max(result[n], KIND_COVERS)
     return result
 
@@ -429,7 +434,7 @@ def candidates(subject: Subject, hits: list[Hit], facts: Analysed, teacher: dict
     # a "why" answerable only by "because" is a weak sign: soft kinds count less in the ranking
     kind_strength = np.mean([kind_weight(group) for group in subject.kinds] or [1.0])
     for hit in hits:
-        for row in facts.by_chunk[facts.chunk_row[hit.chunk.chunk_id]]:
+        for row in facts.rows_of(hit.ordinal):
             sentence = facts.sentences[row]
             if sentence.text in found:
                 continue
@@ -491,8 +496,8 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
     verdicts, uncovered = [], []
     parts = question_parts(retrieval.question)
     teacher = retriever.teacher if retrieval.teacher_query is not None else None
-    part_vectors = [retrieval.teacher_query] if len(parts) == 1 or teacher is None else list(teacher.encode(parts))
-    rows = [row for hit in hits for row in facts.by_chunk[facts.chunk_row[hit.chunk.chunk_id]]]  # the only ones scored
+    part_vectors = [retrieval.teacher_query] if len(parts) == 1 or teacher is None else list(retriever.teacher_encode(parts))
+    rows = [row for hit in hits for row in facts.rows_of(hit.ordinal)]  # the only ones scored
     for part, part_vector in zip(parts, part_vectors):
         similarities = None if part_vector is None else dict(zip(rows, (retriever.index.teacher_vectors[rows] @ part_vector).tolist()))
         subject = subject_of(part, facts, towns)
@@ -577,7 +582,7 @@ def completion(subject: Subject, best: Candidate, facts: Analysed, teacher: dict
     path is closed in high wind" needs the sentence before it to say which coastal path)."""
     if best.kinds_found == 1.0:
         return []
-    rows = facts.by_chunk[best.sentence.chunk]
+    rows = facts.rows_of(best.sentence.chunk)
     at = rows.index(best.row)
     for distance in range(1, COMPLETION_REACH + 1):
         for n in (at - distance, at + distance):

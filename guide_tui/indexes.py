@@ -3,6 +3,7 @@
 An index folder holds
   manifest.json      what it was built from (per-file sha256, model sha256, versions, counts, cutoff)
   chunks.jsonl       one chunk a line, with its sentences (the vector side's units)
+  chunk_offsets.npy  where each line of chunks.jsonl starts: chunks are read at their first use, not at load
   vectors.usearch    one cosine vector per sentence; key = sentence number
   keyword/           tantivy index of the chunks (English stemming)
   teacher_vectors.npy  the teacher model's vector of every sentence (float16), for second-stage scoring
@@ -15,8 +16,8 @@ fixes the problem, never a library traceback.
 
 from __future__ import annotations
 
-import hashlib
 import json
+import mmap
 import os
 import shutil
 import tempfile
@@ -24,20 +25,21 @@ import time
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
-from guide_tui.analysis import ANALYSIS_FILES, SentenceAnalysis, analyse, load_analysis, save_analysis
+from guide_tui.analysis import ANALYSIS_FILES, SentenceAnalysis, analyse, load_analysis, mapped, save_analysis
 from guide_tui.chunking import CHUNKER_VERSION, Chunk, chunk_corpus, sentences
 from guide_tui.corpus import Corpus, CorpusError, file_stats, hash_files, load_corpus, sha256_file
 from guide_tui.embedding import Embedder, ModelError
 from guide_tui.paths import BUNDLED_CORPUS, BUNDLED_INDEX, default_index  # noqa: F401 (the bundled folders are imported from here too)
 from guide_tui.staging import WriteSteps, new_locked_folder, remove_abandoned, replace_folder, restore_interrupted_swap
 
-FORMAT_VERSION = 2  # 2: the sentence analysis (analysis.py) is stored
+FORMAT_VERSION = 3  # 2: the sentence analysis (analysis.py) is stored; 3: chunk_offsets and the per-chunk tables, read lazily
 MANIFEST = "manifest.json"
 CHUNKS = "chunks.jsonl"
+CHUNK_OFFSETS = "chunk_offsets.npy"
 VECTORS = "vectors.usearch"
 KEYWORD_DIR = "keyword"
 TEACHER_VECTORS = "teacher_vectors.npy"
@@ -45,10 +47,13 @@ KEYWORD_ORDINALS = "keyword_ordinals.npy"
 KEYWORD_OPENING_PREFIX = "guide-tui-opening-"  # the short-lived folder in the temp dir the keyword index is opened through
 LIBRARIES = ("tantivy", "usearch", "model2vec", "numpy")
 TEACHER_DIMS = 384
+TEACHER_MASKED_SHARE = 0.5
+"""The teacher encodes sentences with their town names masked when that leaves at most this share of them
+distinct: a region of many towns alike but for their names costs the encodes of one (the 14 guides: 0.9, kept)."""
 # Searches are exact (brute force over the stored vectors), so the HNSW graph only needs to be
 # cheap to build: a sparse graph keeps a 5 MB guide's ~150k sentences to seconds, single-threaded.
 USEARCH_OPTIONS = {"metric": "cos", "dtype": "f32", "connectivity": 8, "expansion_add": 32}
-HASHED_AT_LOAD = 64 * 2**20  # larger memory-mapped files are checked by size at load (their checksum at the build)
+HASHED_AT_LOAD = 8 * 2**20  # larger memory-mapped files are checked by size at load (their checksum at the build)
 BUILD_STEPS = 6  # what build_index's progress calls count to
 VECTOR_UNIT = "sentence, embedded as 'title, section: sentence'"  # change it when Unit.embedded_text changes
 
@@ -88,18 +93,66 @@ class Unit:
         return f"{self.context}: {self.text}"
 
 
+class StoredChunks(Sequence):
+    """The chunks of a memory-mapped chunks.jsonl, each parsed at its first use (then kept, so the same
+    chunk is the same object): a start costs nothing per chunk."""
+
+    def __init__(self, path: Path, line_starts: np.ndarray) -> None:
+        with open(path, "rb") as file:
+            self.data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) if line_starts[-1] else b""
+        self.line_starts = line_starts
+        self.read: dict[int, tuple[Chunk, list[str], int]] = {}
+
+    def __len__(self) -> int:
+        return len(self.line_starts) - 1
+
+    def __getitem__(self, n):
+        if isinstance(n, slice):
+            return [self[i] for i in range(*n.indices(len(self)))]
+        return self.row(n)[0]
+
+    def row(self, n: int) -> tuple[Chunk, list[str], int]:
+        """Chunk n, its sentences, and how many of them are the opening part's."""
+        n = range(len(self))[n]  # IndexError beyond the end, as a list
+        if n not in self.read:
+            row = json.loads(self.data[int(self.line_starts[n]) : int(self.line_starts[n + 1])])
+            texts, opening = row.pop("sentences"), row.pop("opening")
+            self.read[n] = (Chunk(**row), texts, opening)
+        return self.read[n]
+
+
+class StoredUnits(Sequence):
+    """The units (sentences) of StoredChunks, made at each use from their chunk's line."""
+
+    def __init__(self, chunks: StoredChunks, first_unit: np.ndarray) -> None:
+        self.chunks = chunks
+        self.first_unit = first_unit
+
+    def __len__(self) -> int:
+        return int(self.first_unit[-1])
+
+    def __getitem__(self, n):
+        if isinstance(n, slice):
+            return [self[i] for i in range(*n.indices(len(self)))]
+        n = range(len(self))[n]
+        chunk_n = int(np.searchsorted(self.first_unit, n, side="right")) - 1
+        chunk, texts, opening = self.chunks.row(chunk_n)
+        at = n - int(self.first_unit[chunk_n])
+        return Unit(chunk_n, texts[at], chunk.title if at < opening else f"{chunk.title}, {chunk.section}")
+
+
 @dataclass(eq=False)  # compared and hashed by identity: caches keyed on the loaded index (extractive.analysed)
 class LoadedIndex:
     folder: Path
     manifest: dict
-    chunks: list[Chunk]
-    units: list[Unit]
+    chunks: Sequence[Chunk]  # StoredChunks when loaded, a list when built in memory
+    units: Sequence[Unit]
     vectors: object  # usearch.index.Index
     keyword: object  # tantivy.Index
     embedder: Embedder
+    analysis: SentenceAnalysis  # stored by the build, memory-mapped (computed when built in memory)
     notes: list[str] = field(default_factory=list)  # things the user should see (stale, rebuilt in memory)
     teacher_vectors: np.ndarray | None = None  # per unit, the teacher's vector (None: built without the teacher)
-    analysis: SentenceAnalysis | None = None  # stored by the build (None: computed at the first answer)
     ordinals: np.ndarray | None = None  # keyword_ordinals, stored by the build (None: read from the keyword index)
 
     @property
@@ -146,13 +199,26 @@ def build_vectors(units: list[Unit], embedder: Embedder, done: Callable[[int], N
     return index
 
 
-def build_teacher_vectors(units: list[Unit], teacher) -> np.ndarray:
-    """The teacher's vector of every unit's embedded text, each distinct text encoded once."""
+def teacher_texts(units: Sequence[Unit], towns: list[str], mask_towns: bool | None = None) -> tuple[list[str], bool]:
+    """What the teacher encodes per unit, and whether town names were masked in it: the embedded texts as
+    they are, unless masking the town names leaves at most TEACHER_MASKED_SHARE of them distinct (a region
+    of towns alike but for their names), or mask_towns says which."""
+    from guide_tui.retrieval import TownNames
+
     texts = [u.embedded_text for u in units]
+    names = TownNames(towns)
+    masked = [names.masked(text) for text in texts]
+    if mask_towns is None:
+        mask_towns = len(set(masked)) <= TEACHER_MASKED_SHARE * len(set(texts))
+    return (masked if mask_towns else texts), mask_towns
+
+
+def build_teacher_vectors(texts: list[str], teacher) -> np.ndarray:
+    """The teacher's vector of every text (teacher_texts), each distinct text encoded once."""
     distinct = list(dict.fromkeys(texts))
     encoded = teacher.encode(distinct) if distinct else np.zeros((0, TEACHER_DIMS), dtype=np.float32)
     row = {text: n for n, text in enumerate(distinct)}
-    return encoded[[row[t] for t in texts]].astype(np.float16).reshape(len(units), encoded.shape[1])
+    return encoded[[row[t] for t in texts]].astype(np.float16).reshape(len(texts), encoded.shape[1])
 
 
 def load_teacher(wanted: bool, teacher=None):
@@ -203,7 +269,8 @@ def timestamp() -> str:
 
 
 def make_manifest(
-    corpus: Corpus, corpus_dir: Path, chunks: list[Chunk], units: list[Unit], embedder: Embedder, cutoff: dict | None, teacher=None
+    corpus: Corpus, corpus_dir: Path, chunks: list[Chunk], units: list[Unit], embedder: Embedder, cutoff: dict | None, teacher=None,
+    teacher_masks_towns: bool = False,
 ) -> dict:
     return {
         "format_version": FORMAT_VERSION,
@@ -214,7 +281,9 @@ def make_manifest(
         "problems": [str(p) for p in corpus.problems],
         "model": {"name": "model2vec distilled from all-MiniLM-L6-v2", "sha256": embedder.sha256, "dims": embedder.dims},
         "vector_unit": VECTOR_UNIT,
-        "teacher": None if teacher is None else {"name": "all-MiniLM-L6-v2 (numpy)", "sha256": teacher.sha256},
+        "teacher": None if teacher is None else {
+            "name": "all-MiniLM-L6-v2 (numpy)", "sha256": teacher.sha256, "towns": "masked" if teacher_masks_towns else "kept"
+        },
         "usearch": USEARCH_OPTIONS,
         "libraries": {name: version(name) for name in LIBRARIES},
         "counts": {"guides": len(corpus.guides), "chunks": len(chunks), "sentences": len(units)},
@@ -297,11 +366,14 @@ def write_index_files(
     progress("embedding sentences", 1, BUILD_STEPS)
     build_vectors(units, embedder, chunks_done("embedding sentences")).save(str(folder / VECTORS))
     steps(f"{VECTORS} written")
-    if teacher is not None:
-        np.save(folder / TEACHER_VECTORS, build_teacher_vectors(units, teacher), allow_pickle=False)
-        steps(f"{TEACHER_VECTORS} written")
-    save_analysis(folder, analyse(chunks, units, embedder, chunks_done("analysing sentences")))
+    analysis = analyse(chunks, units, embedder, chunks_done("analysing sentences"))
+    save_analysis(folder, analysis)
     steps("sentence analysis written")
+    masks_towns = False
+    if teacher is not None:
+        texts, masks_towns = teacher_texts(units, analysis.towns)
+        np.save(folder / TEACHER_VECTORS, build_teacher_vectors(texts, teacher), allow_pickle=False)
+        steps(f"{TEACHER_VECTORS} written")
     progress("keyword index", 2, BUILD_STEPS)
     (folder / KEYWORD_DIR).mkdir()
     np.save(folder / KEYWORD_ORDINALS, keyword_ordinals(build_keyword(chunks, str(folder / KEYWORD_DIR))), allow_pickle=False)
@@ -310,14 +382,16 @@ def write_index_files(
     by_chunk: list[list[Unit]] = [[] for _ in chunks]
     for unit in units:
         by_chunk[unit.chunk].append(unit)
-    with open(folder / CHUNKS, "w", encoding="utf-8") as out:
+    line_starts = [0]
+    with open(folder / CHUNKS, "wb") as out:
         for chunk, its_units in zip(chunks, by_chunk):
             opening = sum(u.context == chunk.title for u in its_units)  # the opening part's sentences come first
             row = chunk.to_json() | {"sentences": [u.text for u in its_units], "opening": opening}
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            line_starts.append(line_starts[-1] + out.write((json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8")))
+    np.save(folder / CHUNK_OFFSETS, np.array(line_starts, dtype=np.int64), allow_pickle=False)
     steps(f"{CHUNKS} written")
-    manifest = make_manifest(corpus, corpus_path, chunks, units, embedder, None, teacher)
-    stored = [name for name in (VECTORS, TEACHER_VECTORS, CHUNKS, KEYWORD_ORDINALS, *ANALYSIS_FILES) if (folder / name).exists()]
+    manifest = make_manifest(corpus, corpus_path, chunks, units, embedder, None, teacher, masks_towns)
+    stored = [name for name in (VECTORS, TEACHER_VECTORS, CHUNKS, CHUNK_OFFSETS, KEYWORD_ORDINALS, *ANALYSIS_FILES) if (folder / name).exists()]
     manifest["checksums"] = {name: sha256_file(folder / name) for name in stored}
     manifest["sizes"] = {name: (folder / name).stat().st_size for name in stored}
     write_manifest(folder, manifest)
@@ -365,28 +439,23 @@ def resolve_corpus(folder: Path, manifest: dict) -> Path:
     return corpus if corpus.is_absolute() else Path(os.path.normpath(folder / corpus))  # "index/../corpus" -> "corpus"
 
 
-def read_chunks(folder: Path, manifest: dict) -> tuple[list[Chunk], list[Unit]]:
-    path = folder / CHUNKS
-    if not path.is_file():
-        raise IndexLoadError(f"{path} is missing; {rebuild_hint(folder)}")
-    raw = path.read_bytes()
-    if hashlib.sha256(raw).hexdigest() != manifest.get("checksums", {}).get(CHUNKS):
-        raise IndexLoadError(f"{path} does not match the manifest (edited or truncated); {rebuild_hint(folder)}")
+def read_chunks(folder: Path, manifest: dict, analysis: SentenceAnalysis) -> tuple[StoredChunks, StoredUnits]:
+    """The chunks and their sentences, memory-mapped: each chunk is parsed when first used. The first and
+    last are parsed now, so a file that does not fit its line offsets is found at load."""
+    path = check_mapped_file(folder, manifest, CHUNKS)
     if manifest.get("chunker_version") != CHUNKER_VERSION:  # the vectors were made from other sentences
         raise IndexLoadError(f"{path} was split into sentences by another guide-tui version; {rebuild_hint(folder)}")
-    chunks, units = [], []
+    offsets = check_mapped_file(folder, manifest, CHUNK_OFFSETS)
     try:
-        # one JSON record a "\n"-ended line; splitlines() would also cut at U+2028/U+2029 inside a guide's text
-        for n, line in enumerate(raw.decode("utf-8").split("\n")[:-1]):
-            row = json.loads(line)
-            texts, opening = row.pop("sentences"), row.pop("opening")
-            chunk = Chunk(**row)
-            chunks.append(chunk)
-            contexts = [chunk.title] * opening + [f"{chunk.title}, {chunk.section}"] * (len(texts) - opening)
-            units.extend(Unit(n, text, context) for text, context in zip(texts, contexts))
-    except (ValueError, TypeError, KeyError) as err:
-        raise IndexLoadError(f"{path} is corrupt ({err}); {rebuild_hint(folder)}") from err
-    return chunks, units
+        line_starts = np.load(offsets, allow_pickle=False)
+        if line_starts.ndim != 1 or len(line_starts) != analysis.chunk_count + 1 or line_starts[-1] != path.stat().st_size:
+            raise ValueError(f"{len(line_starts) - 1} lines for {analysis.chunk_count} chunks")
+        chunks = StoredChunks(path, line_starts)
+        for end in {0, len(chunks) - 1} if len(chunks) else ():
+            chunks.row(end)
+    except (ValueError, TypeError, KeyError, OSError) as err:
+        raise IndexLoadError(f"{path} is corrupt or does not fit {offsets.name} ({err}); {rebuild_hint(folder)}") from err
+    return chunks, StoredUnits(chunks, analysis.first_unit)
 
 
 def check_mapped_file(folder: Path, manifest: dict, name: str) -> Path:
@@ -422,7 +491,7 @@ def read_teacher_vectors(folder: Path, manifest: dict, units: list[Unit]) -> np.
         return None
     path = check_mapped_file(folder, manifest, TEACHER_VECTORS)
     try:
-        vectors = np.load(path, mmap_mode="r", allow_pickle=False)
+        vectors = mapped(path)
     except (ValueError, OSError) as err:
         raise IndexLoadError(f"{path} could not be read ({err}); {rebuild_hint(folder)}") from err
     if vectors.ndim != 2 or len(vectors) != len(units):
@@ -430,8 +499,9 @@ def read_teacher_vectors(folder: Path, manifest: dict, units: list[Unit]) -> np.
     return vectors
 
 
-def read_analysis(folder: Path, manifest: dict, sentences: int) -> SentenceAnalysis:
+def read_analysis(folder: Path, manifest: dict) -> SentenceAnalysis:
     """The stored sentence analysis, memory-mapped."""
+    sentences = manifest.get("counts", {}).get("sentences")
     for name in ANALYSIS_FILES:
         if not (folder / name).is_file():
             raise IndexLoadError(f"the sentence analysis in {folder} is missing {name}; {rebuild_hint(folder)}")
@@ -514,15 +584,13 @@ def load_index(folder: Path | None = None, embedder: Embedder | None = None, reb
         raise IndexLoadError(
             f"{folder} embeds {manifest.get('vector_unit')!r}, this guide-tui embeds {VECTOR_UNIT!r}; {rebuild_hint(folder)}"
         )
-    chunks, units = read_chunks(folder, manifest)
+    analysis = read_analysis(folder, manifest)
+    chunks, units = read_chunks(folder, manifest, analysis)
     vectors = read_vectors(folder, manifest, units, embedder.dims)
     teacher_vectors = read_teacher_vectors(folder, manifest, units)
     keyword = read_keyword(folder, chunks)
-    analysis = read_analysis(folder, manifest, len(units))
     ordinals = read_ordinals(folder, manifest, len(chunks))
-    loaded = LoadedIndex(
-        folder, manifest, chunks, units, vectors, keyword, embedder, teacher_vectors=teacher_vectors, analysis=analysis, ordinals=ordinals
-    )
+    loaded = LoadedIndex(folder, manifest, chunks, units, vectors, keyword, embedder, analysis, teacher_vectors=teacher_vectors, ordinals=ordinals)
     corpus_dir = resolve_corpus(folder, manifest)
     if not corpus_dir.is_dir():
         loaded.notes.append(f"corpus folder {corpus_dir} not found; cannot tell whether the index is current")
@@ -580,10 +648,12 @@ def build_in_memory(corpus_dir: Path, embedder: Embedder, cutoff: dict | None = 
     chunks = chunk_corpus(corpus)
     units = chunk_units(chunks)
     teacher = load_teacher(with_teacher)
-    manifest = make_manifest(corpus, corpus_dir, chunks, units, embedder, cutoff, teacher) | {"in_memory": True}
+    analysis = analyse(chunks, units, embedder)
+    texts, masks_towns = teacher_texts(units, analysis.towns) if teacher is not None else ([], False)
+    manifest = make_manifest(corpus, corpus_dir, chunks, units, embedder, cutoff, teacher, masks_towns) | {"in_memory": True}
     return LoadedIndex(
         corpus_dir, manifest, chunks, units, build_vectors(units, embedder), build_keyword(chunks, None), embedder,
-        teacher_vectors=None if teacher is None else build_teacher_vectors(units, teacher),
+        analysis, teacher_vectors=None if teacher is None else build_teacher_vectors(texts, teacher),
     )
 
 

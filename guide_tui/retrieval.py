@@ -135,6 +135,7 @@ class Hit:
     fused_score: float
     matched_sentence: str
     above_cutoff: bool  # True when this chunk's distance is beyond the cutoff (shown dimmed)
+    ordinal: int  # the chunk's place in the index's chunks
     teacher_similarity: float | None = None  # teacher cosine of question and best sentence, or section heading for a list question when closer (None: not pooled)
     parts: tuple[FusedPart, ...] = ()  # the fused score's parts (FUSED_PARTS order); sum_parts of their values is fused_score
 
@@ -286,28 +287,41 @@ class TownNames:
         return "".join(parts) + text[at:]
 
 
+def address_table(ordinals: np.ndarray) -> list[np.ndarray]:
+    """keyword_ordinals as a lookup: table[segment][doc] is the chunk ordinal of tantivy's document address."""
+    table = []
+    for segment in range(int(ordinals[:, 0].max(initial=-1)) + 1):
+        rows = ordinals[ordinals[:, 0] == segment]
+        ordinal_of_doc = np.full(int(rows[:, 1].max(initial=-1)) + 1, -1, dtype=np.int64)
+        ordinal_of_doc[rows[:, 1]] = rows[:, 2]
+        table.append(ordinal_of_doc)
+    return table
+
+
 class Retriever:
     def __init__(self, index: LoadedIndex) -> None:
+        """Reads only what the build stored per chunk (the analysis' arrays), never every chunk."""
         self.index = index
         self.analyzer = query_analyzer()
         self.searcher = index.keyword.searcher()
         self.schema = index.keyword.schema
-        self.unit_chunk = np.array([u.chunk for u in index.units], dtype=np.int64)
-        chunks = index.chunks
+        analysis = index.analysis
+        self.unit_chunk = analysis.unit_chunk
+        self.chunk_count = analysis.chunk_count
         ordinals = index.ordinals if index.ordinals is not None else keyword_ordinals(index.keyword)
-        self.ordinal_of = {(segment, doc): ordinal for segment, doc, ordinal in ordinals.tolist()}
+        self.ordinal_of = address_table(np.asarray(ordinals))
         """tantivy's document address -> chunk ordinal, stored by the build rather than read per hit on every question."""
-        self.places = place_guides(chunks)
+        self.places = analysis.places
         self.towns = TownNames(self.places.values())
-        self.region_wide = np.array([c.file not in self.places for c in chunks], dtype=bool)
-        self.holds_kind = index.analysis.holds_kind if index.analysis is not None else chunk_value_kinds(chunks, self.towns)
-        first_with_body: dict[str, int] = {}
-        self.same_as = np.array([first_with_body.setdefault(c.body, n) for n, c in enumerate(chunks)], dtype=np.int64)
-        starts = np.searchsorted(self.unit_chunk, np.arange(len(chunks) + 1)).tolist()
-        self.units_of = [range(a, b) for a, b in zip(starts[:-1], starts[1:])]
-        """Per chunk ordinal, the rows of its units (units are stored chunk by chunk, in order)."""
+        self.region_wide = np.asarray(analysis.chunk_town) < 0
+        self.holds_kind = analysis.holds_kind
+        self.same_as = np.asarray(analysis.same_as)
+        self.units_of = analysis.rows_of
+        """The rows of a chunk's units (units are stored chunk by chunk, in order)."""
+        self.teacher_masks_towns = (index.manifest.get("teacher") or {}).get("towns") == "masked"
+        """The teacher's sentence vectors were made with town names masked (indexes.teacher_texts): so are the questions'."""
         self._teacher = None
-        self._headings: dict[int, np.ndarray] = {}
+        self._headings: dict[str, np.ndarray] = {}
 
     @property
     def teacher(self):
@@ -327,23 +341,33 @@ class Retriever:
             self._teacher = teacher
         return self._teacher
 
+    def teacher_text(self, text: str) -> str:
+        """What the teacher reads of a question or heading: town names masked when the index's sentences were."""
+        return self.towns.masked(text) if self.teacher_masks_towns else text
+
+    def teacher_encode(self, texts: list[str]) -> np.ndarray:
+        """The teacher's vectors of question texts (teacher_text)."""
+        return self.teacher.encode([self.teacher_text(text) for text in texts])
+
     def heading_text(self, chunk: int) -> str:
-        """What a section is about, in words the teacher reads well: "What to see in Halden Bay"."""
+        """What a section is about, in words the teacher reads well: "What to see in Halden Bay" (teacher_text)."""
         c = self.index.chunks[chunk]
-        return f"{c.section} in {self.places[c.file]}" if c.file in self.places else f"{c.title}: {c.section}"
+        return self.teacher_text(f"{c.section} in {self.places[c.file]}" if c.file in self.places else f"{c.title}: {c.section}")
 
     def heading_similarities(self, question_vector: np.ndarray, chunks: list[int]) -> np.ndarray:
         """Per chunk: the teacher cosine of the question and the chunk's heading in its place (each heading
-        encoded at the first list question that reaches its chunk, then kept)."""
-        missing = [c for c in dict.fromkeys(chunks) if c not in self._headings]
+        text encoded at the first list question that reaches a chunk with it, then kept: a region of
+        renamed copies, its town names masked, has one copy's headings)."""
+        texts = [self.heading_text(c) for c in chunks]
+        missing = [text for text in dict.fromkeys(texts) if text not in self._headings]
         if missing:
-            self._headings.update(zip(missing, self.teacher.encode([self.heading_text(c) for c in missing])))
-        return np.array([float(self._headings[c] @ question_vector) for c in chunks])
+            self._headings.update(zip(missing, self.teacher.encode(missing)))
+        return np.array([float(self._headings[text] @ question_vector) for text in texts])
 
     def teacher_similarities(self, question_vector: np.ndarray, chunks: list[int]) -> np.ndarray:
         """Per chunk: the teacher cosine of the question and the chunk's best-matching sentence."""
         vectors = self.index.teacher_vectors
-        return np.array([float(np.max(vectors[self.units_of[c]] @ question_vector, initial=-1.0)) for c in chunks])
+        return np.array([float(np.max(vectors[self.units_of(c).start : self.units_of(c).stop] @ question_vector, initial=-1.0)) for c in chunks])
 
     @property
     def cutoff(self) -> float | None:
@@ -359,7 +383,7 @@ class Retriever:
 
     def keyword_scores(self, question: str) -> np.ndarray:
         """BM25 score of every chunk (0 where no term matches), or of the KEYWORD_CANDIDATES best."""
-        scores = np.zeros(len(self.index.chunks), dtype=np.float64)
+        scores = np.zeros(self.chunk_count, dtype=np.float64)
         terms = self.query_terms(question)
         if not terms:
             return scores
@@ -368,13 +392,16 @@ class Retriever:
         query = tantivy.Query.boolean_query(
             [(tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "text", term)) for term in terms]
         )
-        for score, address in self.searcher.search(query, limit=min(len(self.index.chunks), KEYWORD_CANDIDATES)).hits:
-            scores[self.ordinal_of[(address.segment_ord, address.doc)]] = score
+        hits = self.searcher.search(query, limit=min(self.chunk_count, KEYWORD_CANDIDATES), count=False).hits
+        found = [(self.ordinal_of[address.segment_ord][address.doc], score) for score, address in hits]
+        if found:
+            ordinals, found_scores = zip(*found)
+            scores[list(ordinals)] = found_scores
         return scores
 
     def vector_distances(self, question: str) -> tuple[np.ndarray, np.ndarray]:
         """Per chunk: distance of its best sentence, and which unit that was (-1: the question has no known words)."""
-        n_chunks = len(self.index.chunks)
+        n_chunks = self.chunk_count
         distances = np.ones(n_chunks)
         best_unit = np.full(n_chunks, -1, dtype=np.int64)
         vector = self.index.embedder.encode([question])[0] if question else None
@@ -399,36 +426,39 @@ class Retriever:
         vectors.expansion_search = max(vectors.expansion_search, VECTOR_CANDIDATES)
         return vectors.search(vector, VECTOR_CANDIDATES, threads=1)
 
-    def bonuses(self, question: str) -> tuple[np.ndarray, np.ndarray]:
-        """Per chunk, 1.0 where REGION_BONUS and where ASKED_VALUE_BONUS applies (see their docstrings), else 0."""
-        region = np.zeros(len(self.index.chunks))
+    def bonuses(self, question: str, chunks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per chunk, 1.0 where REGION_BONUS and where ASKED_VALUE_BONUS applies (see their docstrings), else 0;
+        only the given chunks (the ranked ones) are looked at."""
+        region = np.zeros(self.chunk_count)
         if not self.towns_in(question):
-            region[self.region_wide] = 1.0
-        asked_value = np.zeros(len(self.index.chunks))
+            region[chunks[self.region_wide[chunks]]] = 1.0
+        asked_value = np.zeros(self.chunk_count)
         main_readings = [group[0] for group in asked_kinds(question) if group != WHEN]
         wanted = [VALUE_KINDS.index(kind) for kind in main_readings if kind in VALUE_KINDS]
         if wanted:
-            asked_value[self.holds_kind[:, wanted].any(axis=1)] = 1.0
+            asked_value[chunks[self.holds_kind[chunks][:, wanted].any(axis=1)]] = 1.0
         return region, asked_value
 
-    def score_parts(self, question: str, distances: np.ndarray, keyword: np.ndarray) -> ScoreParts:
-        """VECTOR_WEIGHT * similarity scaled to 0..1 over all chunks + the rest * BM25 / best BM25 + bonuses
-        (the teacher's part is 0 until ranking's second stage fills it in)."""
-        similarity = 1.0 - distances
-        spread = similarity.max() - similarity.min()
-        vector_part = (similarity - similarity.min()) / spread if spread > 0 else np.zeros_like(similarity)
-        keyword_part = keyword / keyword.max() if keyword.max() > 0 else keyword
-        region, asked_value = self.bonuses(question)
+    def score_parts(self, question: str, distances: np.ndarray, keyword: np.ndarray, chunks: np.ndarray) -> ScoreParts:
+        """Per chunk (0 outside `chunks`, the ranked ones): VECTOR_WEIGHT * similarity scaled to 0..1 over all
+        chunks + the rest * BM25 / best BM25 + bonuses (the teacher's part is 0 until ranking's second stage
+        fills it in). A chunk left out was found by neither side: distance 1, BM25 0."""
+        similarity = 1.0 - distances[chunks]
+        unmatched = [0.0] if len(chunks) < self.chunk_count else []  # the similarity of a chunk neither side found
+        low, high = min([similarity.min(initial=np.inf)] + unmatched), max([similarity.max(initial=-np.inf)] + unmatched)
+        spread = high - low
+        vector_part = np.zeros(self.chunk_count)
+        vector_part[chunks] = (similarity - low) / spread if spread > 0 else 0.0
+        best_keyword = keyword[chunks].max(initial=0.0)
+        keyword_part = np.zeros(self.chunk_count)
+        keyword_part[chunks] = keyword[chunks] / best_keyword if best_keyword > 0 else keyword[chunks]
+        region, asked_value = self.bonuses(question, chunks)
         weights = {
             "vector": VECTOR_WEIGHT, "keyword": 1 - VECTOR_WEIGHT, "region_bonus": REGION_BONUS,
             "asked_value_bonus": ASKED_VALUE_BONUS, "teacher": TEACHER_WEIGHT,
         }  # fmt: skip
         scaled = {"vector": vector_part, "keyword": keyword_part, "region_bonus": region, "asked_value_bonus": asked_value}
-        return ScoreParts(weights, scaled | {"teacher": np.zeros_like(similarity)})
-
-    def fused_scores(self, question: str, distances: np.ndarray, keyword: np.ndarray) -> np.ndarray:
-        """The first stage's score of every chunk: the sum of score_parts."""
-        return self.score_parts(question, distances, keyword).total()
+        return ScoreParts(weights, scaled | {"teacher": np.zeros(self.chunk_count)})
 
     def ranking(self, question: str) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[int, float], np.ndarray | None, ScoreParts | None]:
         """Every chunk ordinal best first (repeated texts left out), with the arrays behind the order:
@@ -438,13 +468,14 @@ class Retriever:
         keyword = self.keyword_scores(question)
         if best_unit.max(initial=-1) < 0 and not keyword.any():  # nothing in the question matched anything
             return [], distances, keyword, np.zeros_like(keyword), best_unit, {}, None, None
-        parts = self.score_parts(question, distances, keyword)
+        ranked = self.ranked_chunks(best_unit, keyword)
+        parts = self.score_parts(question, distances, keyword, ranked)
         fused = parts.total()
-        order = self.distinct(np.lexsort((np.arange(len(fused)), distances, -fused)).tolist())
+        order = self.distinct(ranked[np.lexsort((ranked, distances[ranked], -fused[ranked]))].tolist())
         teacher = self.teacher
         if teacher is None:
             return order, distances, keyword, fused, best_unit, {}, None, parts
-        question_vector = teacher.encode([question])[0]
+        question_vector = self.teacher_encode([question])[0]
         pool = order[:TEACHER_POOL]
         similarity = self.teacher_similarities(question_vector, pool)
         if asks_for_a_list(question):  # a list is usually a whole section: "What to see", "Eat and drink"
@@ -455,6 +486,14 @@ class Retriever:
         fused = parts.total()
         pool = sorted(pool, key=lambda i: (-fused[i], distances[i], i))
         return pool + order[TEACHER_POOL:], distances, keyword, fused, best_unit, dict(zip(order[:TEACHER_POOL], similarity)), question_vector, parts
+
+    def ranked_chunks(self, best_unit: np.ndarray, keyword: np.ndarray) -> np.ndarray:
+        """The chunks put in order: all of them when every sentence was compared with the question (up to
+        EXACT_SEARCH_MAX sentences); above, those the vector search or BM25 found (any other could score only
+        its bonuses), so sorting grows with the candidates, not with the index."""
+        if len(self.unit_chunk) <= EXACT_SEARCH_MAX:
+            return np.arange(self.chunk_count)
+        return np.flatnonzero((best_unit >= 0) | (keyword > 0))
 
     def distinct(self, order: list[int]) -> list[int]:
         """The order with every text repeated word for word in several guides kept once, at its best copy."""
@@ -473,6 +512,7 @@ class Retriever:
             Hit(
                 rank=r + 1,
                 chunk=self.index.chunks[i],
+                ordinal=i,
                 vector_distance=float(distances[i]),
                 keyword_score=float(keyword[i]),
                 fused_score=float(fused[i]),

@@ -218,7 +218,7 @@ def test_a_region_wide_sentence_is_about_the_town_its_paragraph_opened_with(tmp_
     build_index(corpus, tmp_path / "index", embedder=bundled_index.embedder, with_teacher=False)
     retriever = Retriever(load_index(tmp_path / "index"))
     facts = analysed(retriever)
-    row = facts.texts.index("The tearoom and the riverside are both accessible.")
+    row = [unit.text for unit in facts.units].index("The tearoom and the riverside are both accessible.")
     assert facts.stored_sentence(row).towns == {"Givens Mill"}
     answer = ask(retriever, "Is the tearoom at Givens Mill accessible?")
     assert "The tearoom and the riverside are both accessible." in answer.text

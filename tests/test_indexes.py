@@ -34,6 +34,16 @@ def workspace(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def record_edit(folder: Path, name: str) -> None:
+    """The manifest made to agree with an edited file (its checksum and size), so only the file's content is wrong."""
+    from guide_tui.indexes import sha256_file
+
+    manifest = json.loads((folder / MANIFEST).read_text())
+    manifest["checksums"][name] = sha256_file(folder / name)
+    manifest["sizes"][name] = (folder / name).stat().st_size
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+
+
 def load(folder: Path, embedder, **kwargs):
     return load_index(folder, embedder=embedder, **kwargs)
 
@@ -100,11 +110,7 @@ def test_other_model_is_refused(workspace: Path, bundled_index) -> None:
 def test_chunks_edited_to_garbage_is_refused(workspace: Path, bundled_index) -> None:
     folder = workspace / "index"
     (folder / CHUNKS).write_text("garbage\n")
-    manifest = json.loads((folder / MANIFEST).read_text())
-    from guide_tui.indexes import sha256_file
-
-    manifest["checksums"][CHUNKS] = sha256_file(folder / CHUNKS)
-    (folder / MANIFEST).write_text(json.dumps(manifest))
+    record_edit(folder, CHUNKS)
     with pytest.raises(IndexLoadError, match="chunks.jsonl is corrupt"):
         load(folder, bundled_index.embedder)
 
@@ -149,3 +155,27 @@ def test_a_guide_with_unicode_line_separators_builds_an_index_that_loads(tmp_pat
     build_index(folder, tmp_path / "idx", embedder=bundled_index.embedder)
     loaded = load(tmp_path / "idx", bundled_index.embedder)
     assert len(loaded.chunks) == 1 and "\u2028" in loaded.chunks[0].text
+
+
+def test_a_start_parses_no_chunk_but_the_first_and_last_and_a_question_only_its_hits(bundled_index) -> None:
+    loaded = load(BUNDLED_INDEX, bundled_index.embedder, rebuild_if_stale=False)
+    assert sorted(loaded.chunks.read) == [0, len(loaded.chunks) - 1]
+    retriever = Retriever(loaded)
+    assert sorted(loaded.chunks.read) == [0, len(loaded.chunks) - 1]
+    retrieval = retriever.retrieve("When does the Kestrelford bakery sell out?")
+    assert set(loaded.chunks.read) == {0, len(loaded.chunks) - 1} | {hit.ordinal for hit in retrieval.hits}
+    assert [hit.chunk for hit in retrieval.hits] == [bundled_index.chunks[hit.ordinal] for hit in retrieval.hits]
+    assert [u.text for u in loaded.units] == [u.text for u in bundled_index.units] and len(loaded.units) == 386
+
+
+def test_chunk_offsets_that_do_not_fit_chunks_are_refused(workspace: Path, bundled_index) -> None:
+    import numpy as np
+
+    from guide_tui.indexes import CHUNK_OFFSETS
+
+    folder = workspace / "index"
+    offsets = np.load(folder / CHUNK_OFFSETS)
+    np.save(folder / CHUNK_OFFSETS, offsets[:-1])  # one line short
+    record_edit(folder, CHUNK_OFFSETS)
+    with pytest.raises(IndexLoadError, match="does not fit chunk_offsets.npy .* rebuild it with"):
+        load(folder, bundled_index.embedder)

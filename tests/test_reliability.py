@@ -295,10 +295,11 @@ def edit_manifest(folder: Path, **changes) -> None:
 
 
 def garbage_chunks(folder: Path) -> None:
-    """chunks.jsonl replaced by junk whose checksum the manifest agrees with: only parsing can tell."""
+    """chunks.jsonl replaced by junk whose checksum and size the manifest agrees with: only reading it can tell."""
     (folder / CHUNKS).write_text('{"chunk_id": "x"}\nnot json\n', encoding="utf-8")
     manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    edit_manifest(folder, checksums=manifest["checksums"] | {CHUNKS: sha256_file(folder / CHUNKS)})
+    size = (folder / CHUNKS).stat().st_size
+    edit_manifest(folder, checksums=manifest["checksums"] | {CHUNKS: sha256_file(folder / CHUNKS)}, sizes=manifest["sizes"] | {CHUNKS: size})
 
 
 def unreadable_corpus(workspace: Path) -> None:

@@ -50,3 +50,36 @@ def test_an_index_built_without_the_teacher_ranks_by_the_static_fusion_alone(tmp
     retrieval = plain.retrieve("When does the Kestrelford bakery sell out?")
     assert retrieval.teacher_query is None and all(hit.teacher_similarity is None for hit in retrieval.hits)
     assert retrieval.hits[0].chunk.file in {"guide_kestrelford.md", "guide_eating.md"}
+
+
+def test_a_region_of_towns_alike_but_for_their_names_is_encoded_with_the_names_masked(tmp_path, bundled_index) -> None:
+    """Three renamed copies of the guides: masking the town names leaves a third of the texts distinct, so the
+    teacher encodes one copy's worth; the fourteen guides themselves keep their names (every text distinct)."""
+    import sys
+
+    from guide_tui.chunking import chunk_corpus
+    from guide_tui.corpus import load_corpus
+    from guide_tui.indexes import BUNDLED_CORPUS, chunk_units, teacher_texts
+    from guide_tui.retrieval import TownNames, place_guides
+
+    sys.path.insert(0, str(BUNDLED_CORPUS.parent / "benchmarks"))
+    from make_region import make_region
+
+    texts, masked = teacher_texts(bundled_index.units, bundled_index.analysis.towns)
+    assert not masked and texts == [u.embedded_text for u in bundled_index.units]
+    make_region(BUNDLED_CORPUS, 3, tmp_path / "region")
+    chunks = chunk_corpus(load_corpus(tmp_path / "region"))
+    units = chunk_units(chunks)
+    texts, masked = teacher_texts(units, TownNames(place_guides(chunks).values()).names)
+    assert masked and len(set(texts)) * 3 <= len(texts) * 1.01
+    assert not any("Kestrelford" in text for text in texts)
+
+
+def test_questions_are_masked_as_the_index_sentences_were(bundled_index) -> None:
+    import dataclasses
+
+    teacher = dict(bundled_index.manifest["teacher"], towns="masked")
+    masked = Retriever(dataclasses.replace(bundled_index, manifest=dict(bundled_index.manifest, teacher=teacher)))
+    question = "When does the Kestrelford bakery sell out?"
+    assert np.allclose(masked.teacher_encode([question]), masked.teacher.encode(["When does the   bakery sell out?"]))
+    assert not np.allclose(Retriever(bundled_index).teacher_encode([question]), masked.teacher_encode([question]))
