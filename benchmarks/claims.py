@@ -29,7 +29,6 @@ sys.path.insert(0, str(ROOT))
 from guide_tui import claims  # noqa: E402
 from guide_tui.claims import DEFAULT_SETTINGS, ClaimSettings, answer_sentences, check_claims  # noqa: E402
 from guide_tui.indexes import BUNDLED_INDEX, load_index  # noqa: E402
-from guide_tui.ollama_answerer import prompt_hits  # noqa: E402
 from guide_tui.retrieval import Retriever  # noqa: E402
 
 SENTENCES = ROOT / "tests" / "data" / "claim_sentences.jsonl"
@@ -66,7 +65,7 @@ def run(retriever: Retriever, grouped: dict[str, list[dict]], settings: ClaimSet
     times = []
     chunks = retriever.index.chunks
     for question, records in grouped.items():
-        hits = prompt_hits(retriever.retrieve(question))
+        hits = retriever.retrieve(question).within_cutoff
         text = " ".join(r["sentence"] for r in records)
         if cold:
             claims.READ_CHUNKS.clear()
