@@ -37,7 +37,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "open": (
         r"\bopen(?:s|ed)?\b|\breopens?\b|\bunlocked\b|\bkeeps? going\b|\bstays? open\b|\bcarries on\b|\baround the clock\b"
         r"|\b24 hours\b|\ball hours\b",
-        r"\bclos(?:es|ed|ing)\b|\bclose (?:on|at|by|for|in|from|early|down|completely)\b|\bshut(?:s|ting)?\b|\blocked\b"
+        r"\bclos(?:es|ed|ing)\b|\bclose(?: (?:altogether|entirely|completely|fully|early|down))?(?= (?:on|at|by|for|in|from|until|till)\b)|\bclose (?:early|down|completely|altogether|entirely)\b|\bshut(?:s|ting)?\b|\blocked\b"
         r"|\bshuts? down\b|\blimited hours\b",
     ),
     "allowed": (r"\ballowed\b|\bpermitted\b|\bwelcome\b", r"\bbanned\b|\bforbidden\b|\bprohibited\b|\bban\b"),

@@ -24,7 +24,8 @@ TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seve
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
 FRACTIONS = {"half": 0.5, "a third": 1 / 3, "a quarter": 0.25, "twice": 2.0, "double": 2.0, "two times": 2.0, "three times": 3.0}
 
-WORD_NUMBER = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{'|'.join(k for k in UNITS if k != 'zero')}))?|{'|'.join(UNITS)}|a dozen|dozen)"
+UNIT_WORDS = sorted(UNITS, key=len, reverse=True)  # longest first: "fourteen" is not "four" and "teen"
+WORD_NUMBER = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{'|'.join(k for k in UNIT_WORDS if k != 'zero')}))?|{'|'.join(UNIT_WORDS)}|a dozen|dozen)"
 NUMBER = rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?|{WORD_NUMBER}(?:[- ](?:hundred|thousand))?|a hundred|a thousand)"
 """A number in digits or words: 12, 12,000, 1.5, fifty, thirty-five, two hundred."""
 SOME = rf"(?:{NUMBER}|an?|one)"  # "an hour", "a day"
@@ -82,7 +83,7 @@ class Value:
     readings: tuple  # clock: (first, last) minute spans; year: (first, last) years; day/month: one frozenset; others: numbers
     start: int  # offset in the sentence
     is_range: bool = False  # "from May to September": the claim states both ends, not a part
-    negative: bool = False  # "closed on Mondays", "no buses on Sundays" (set by the caller from polarity)
+    negative: bool | None = False  # "closed on Mondays", "no buses on Sundays" (set by the caller from polarity); None: either
     loose: bool = False  # a season in a claim: overlapping the evidence is enough
     hedge: str = ""  # "under" / "over" for "just under half an hour", "nearly an hour", "just over a mile"
 
@@ -94,7 +95,7 @@ class Value:
             return any(overlaps(a, b) for a in self.readings for b in other.readings)
         if self.kind in ("day", "month"):
             mine, theirs = self.readings[0], other.readings[0]
-            if self.negative != other.negative:
+            if None not in (self.negative, other.negative) and self.negative != other.negative:
                 return False
             if self.is_range:
                 return mine == theirs
@@ -205,6 +206,8 @@ def month_set(text: str) -> tuple[frozenset[int], bool]:
 # ---------------------------------------------------------------- reading values out of a sentence
 
 
+NOT_A_DURATION = r"(?:tickets?|pass(?:es)?|returns?|trips?|trippers?|visitors?|rovers?)\b"
+"""Nouns "a day" describes rather than lasts: "a day ticket", "a day trip"."""
 NOT_AFTER_HOUR = r"(?![:.]?\d)(?!\s?(?:am|pm|a\.m|p\.m))(?!\s*(?:minutes?|mins?|hours?|miles?|metres?|km|days?|nights?|weeks?|years?|%|times|people|cars|beds|[a-z]+s\b))"
 HOUR = r"\d{1,2}(?:[:.]\d{2})?"
 MERIDIEM = r"\s?(?:am|pm|a\.m\.|p\.m\.)"
@@ -227,7 +230,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"|\b(?:an? )?quarter (?:of an hour|hour)\b|\bhalf an hour\b|\bhalf[- ]hour(?:ly)?\b|\bhalf a day\b"
         rf"|\b(?:every|each) (?:(?:{NUMBER}) )?(?:hours?|minutes?)\b|\b(?:two-|three-)?hourly\b|\bon the hour\b|\bonce an hour\b"
         rf"|\b(?:{NUMBER})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| extra| further)?[- ](?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b'?"
-        rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|month|year)\b"
+        rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|month|year)\b(?![- ]{NOT_A_DURATION})"
     )),
     ("ratio", re.compile(r"\b(?:a third|a quarter|half|twice|double|two times|three times)\b(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year))(?! (?:a|an|per) )")),
     ("distance", re.compile(rf"\b(?:{SOME})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)\b")),
@@ -244,6 +247,9 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
     ("count", re.compile(rf"\b(?:{NUMBER}|once|twice)\b")),
 ]
 
+
+SEASON_FALL = re.compile(r"(?:\b(?:in|the|this|last|next|through|until|till|by|and|or|to|from)\s+|(?:early|late|mid)[- ])$")
+""""fall" is a season only after these words ("in the fall", "late fall"); "prices fall by half" is a verb."""
 
 HINTS = {
     "price": re.compile(r"£|\d|free|cost|charg|fee|pric|expens|meter|pay|nothing|penny|pound|quid|pence"),
@@ -271,6 +277,8 @@ def values_in(sentence: str) -> list[Value]:
         for match in pattern.finditer(lowered):
             start, end = match.span()
             if any(taken[start:end]):
+                continue
+            if kind == "month" and match.group(0) == "fall" and not SEASON_FALL.search(lowered[max(0, start - 12) : start]):
                 continue
             values = read(kind, match.group(0), sentence[start:end].strip(), start)
             if values:

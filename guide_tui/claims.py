@@ -36,7 +36,7 @@ from guide_tui.answering import REFUSAL, Citation
 from guide_tui.asked import DAY_AND_MONTH_NAMES
 from guide_tui.chunking import Chunk, sentences
 from guide_tui.claim_polarity import SIDES, Polarity, is_negator, normalised, polarity
-from guide_tui.claim_values import EXCEPTED, Value, values_in
+from guide_tui.claim_values import ALL_DAYS, EXCEPTED, Value, values_in
 from guide_tui.embedding import Embedder
 from guide_tui.retrieval import Hit, TownNames, place_guides, query_analyzer
 
@@ -310,10 +310,11 @@ def guides_of(chunks: tuple[Chunk, ...]) -> Guides:
     return Guides.of(list(chunks))
 
 
-def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, towns: TownNames) -> list[Said]:
+def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, towns: TownNames, evidence: bool = False) -> list[Said]:
     """Sentences cut into clauses, each with its values, polarity, words and vector (one encode call;
     a sentence of one clause and no value lends it its vector). Town names are blanked once per
-    sentence; a clause is a slice of its blanked sentence."""
+    sentence; a clause is a slice of its blanked sentence. The guides' sentences (`evidence`) also
+    give the days their exclusive clauses deny."""
     values = [values_in(text) for text in texts]
     pieces = [clauses_of(text, found) for text, found in zip(texts, values)]
     blanked = [masked(towns, text) for text in texts]
@@ -332,6 +333,10 @@ def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, tow
             mine = [v for v in found if start <= v.start < end]
             clause_vector = next(clause_vectors) if needed else vector
             read_clauses.append(read_clause(clause, start, mine, clause_vector, blank[start : start + len(clause)]))
+        with_sentence_denial(read_clauses)
+        if evidence:
+            for clause in read_clauses:
+                with_implied_denials(clause)
         read_sentences.append(Said(text, where, read_clauses, vector))
     return read_sentences
 
@@ -339,7 +344,7 @@ def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, tow
 def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, blank: str) -> Clause:
     """One clause read; `blank` is the clause with its town names blanked out (their words are no content)."""
     said = polarity(text)
-    values = [replace(v, negative=denied(v, said, v.start - start)) if v.kind in ("day", "month") else v for v in values]
+    values = [replace(v, negative=denied(v, said)) if v.kind in ("day", "month") else v for v in values]
     skipped = [(v.start - start, v.start - start + len(v.text)) for v in values] + said.spans
     free_words, denied_words = [], []
     for word in WORD.finditer(normalised(blank)):
@@ -353,11 +358,39 @@ def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, 
     return Clause(text, values, said, free_words, denied_words, vector)
 
 
-def denied(value: Value, said: Polarity, offset: int) -> bool:
-    """Is a day or month value denied ("closed on Mondays")? An exception turns it round: "no ticket
-    office except on weekday mornings" gives weekday mornings."""
+def denied(value: Value, said: Polarity) -> bool | None:
+    """Is a day or month value denied ("closed on Mondays", "on Sundays no buses run")? A day scopes its
+    whole clause, wherever the denial stands. An exception turns it round: "no ticket office except on
+    weekday mornings" gives weekday mornings; a denial with an exception elsewhere in the clause ("on
+    Sundays there is nothing apart from the town routes") leaves the day either way (None)."""
     excepted = re.match(EXCEPTED, value.text.lower()) is not None
-    return said.negated(offset) != excepted
+    denial = len(said.denials) % 2 == 1
+    if denial and said.exclusive and not excepted:
+        return None
+    return denial != excepted
+
+
+def with_sentence_denial(clauses: list[Clause]) -> None:
+    """A sentence whose denying clause names no day or month may deny the days of its other clauses
+    ("on a Sunday evening eating out is difficult, because most kitchens shut"): those read either way."""
+    dated = lambda c: any(v.kind in ("day", "month") for v in c.values)  # noqa: E731
+    if not any(len(c.polarity.denials) % 2 == 1 and not dated(c) for c in clauses):
+        return
+    for clause in clauses:
+        if dated(clause) and not clause.polarity.denials:
+            clause.values = [replace(v, negative=None) if v.kind in ("day", "month") else v for v in clause.values]
+
+
+def with_implied_denials(clause: Clause) -> None:
+    """An exclusive clause of the guides denies the days it leaves out: "no ticket office except on
+    weekday mornings" and "open only at weekends" say what happens on the other days."""
+    implied = [
+        replace(v, readings=(ALL_DAYS - v.readings[0],), negative=True, is_range=False)
+        for v in clause.values
+        if v.kind == "day" and v.negative is False and (clause.polarity.exclusive or re.search(EXCEPTED, v.text.lower()))
+        and v.readings[0] != ALL_DAYS
+    ]
+    clause.values = clause.values + implied
 
 
 def chunk_sentences(chunk: Chunk, town: str | None, towns: TownNames) -> tuple[list[str], list[frozenset[str]]]:
@@ -396,7 +429,7 @@ def read_chunks(chunks: list[Chunk], guides: Guides, embedder: Embedder) -> dict
         places += chunk_places
         owners += [chunk] * len(chunk_texts)
     by_body: dict[str, list[Said]] = {}
-    for said, chunk in zip(read(texts, places, embedder, guides.towns), owners):
+    for said, chunk in zip(read(texts, places, embedder, guides.towns, evidence=True), owners):
         by_body.setdefault(chunk.body, []).append(said)
     for chunk in missing:
         _, chunk_places = chunk_sentences(chunk, guides.town_of_file.get(chunk.file), guides.towns)
