@@ -63,9 +63,10 @@ FILLER = frozenset(
     anywhere everywhere somewhere nowhere else anything everything something according guide guides
     plenty several lots altogether entirely completely fully totally fairly pretty
     until till while whilst ago centuries decades ages all every each any both some either apart besides
+    rates rated describes described calls called lists listed mentions mentioned reckons recommends
     """.split()
 )
-"""Words a claim can add without adding a fact ("usually", "visitors", "you'll find")."""
+"""Words a claim can add without adding a fact ("usually", "visitors", "you'll find", "the guide rates")."""
 
 
 @dataclass(frozen=True)
@@ -197,6 +198,15 @@ def town_spans(towns: TownNames, text: str) -> tuple[tuple[int, int, str], ...]:
 
 def towns_in(towns: TownNames, text: str) -> frozenset[str]:
     return frozenset(town for _, _, town in town_spans(towns, text))
+
+
+COMPARED_WITH = re.compile(r"\b(?:like|than|unlike|compared (?:with|to)|as in)\s+$")
+"""Words before a town a claim only compares with ("priced like Marchwood", "cheaper than Brightwater")."""
+
+
+def claim_places(towns: TownNames, text: str) -> frozenset[str]:
+    """The towns a claim is about: those it names, but not those it only compares with."""
+    return frozenset(town for start, _, town in town_spans(towns, text) if not COMPARED_WITH.search(text[max(0, start - 20) : start]))
 
 
 def masked(towns: TownNames, text: str) -> str:
@@ -441,8 +451,9 @@ def read_chunks(chunks: list[Chunk], guides: Guides, embedder: Embedder) -> dict
 
 @lru_cache(maxsize=256)
 def chunk_words(chunk: Chunk) -> frozenset[str]:
-    """Every word of the chunk, title and heading included, and its stem."""
-    words = {w.strip("'-") for w in WORD.findall(chunk.text.lower().replace("’", "'"))}
+    """Every word of the chunk, title, heading and file name included ("the accessibility guide"), and its stem."""
+    text = f"{chunk.file.replace('_', ' ')}\n{chunk.text}"
+    words = {w.strip("'-") for w in WORD.findall(text.lower().replace("’", "'"))}
     return frozenset(words | {stem(w) for w in words} - {None})
 
 
@@ -591,18 +602,20 @@ def value_problem(
 
 def pairing_problem(clause: Clause, related: list[Said]) -> tuple[str, str, Said] | None:
     """Two values the claim ties together in one clause that the guide ties to other values
-    ("every 15 minutes on weekdays" where the guide says "every 15 minutes at weekends")."""
+    ("every 15 minutes on weekdays" where the guide says "every 15 minutes at weekends"). A value the
+    guide's sentence gives in a clause of its own is tied to the whole sentence ("every Tuesday a
+    market fills the square from 7am, and the stalls are gone by 1pm": Tuesday and 1pm)."""
     for a in clause.values:
         for b in clause.values:
             if a.kind == b.kind:
                 continue
-            together = [c for s in related for c in s.clauses if any(a.matches(v) for v in c.values)]
-            if any(any(b.matches(v) for v in c.values) for c in together):
+            together = [(c, s) for s in related for c in s.clauses if any(a.matches(v) for v in c.values)]
+            if any(any(b.matches(v) for v in c.values) for c, _ in together):
                 continue
-            for c in together:
+            for c, sentence in together:
                 others = [v.text for v in c.values if v.kind == b.kind]
-                if others:
-                    sentence = next(s for s in related if c in s.clauses)
+                untied = [d for d in sentence.clauses if not any(v.kind == a.kind for v in d.values)]
+                if others and not any(b.matches(v) for d in untied for v in d.values):
                     return ("value", f'gives "{a.text}" with "{b.text}", where the guide gives it with "{" / ".join(others)}"', sentence)
     return None
 
@@ -741,7 +754,7 @@ def check_claims(
         return ClaimCheck(False, [Flag(text, "unrelated", "no sentence to check")] if text else [], invented)
     plains = [without_citations(c) for c in claims]
     read_chunks([copy for pool in holder.values() for copy in pool], guides, embedder)  # one batch for the whole answer
-    read_claims = read(plains, [towns_in(guides.towns, p) for p in plains], embedder, guides.towns)
+    read_claims = read(plains, [claim_places(guides.towns, p) for p in plains], embedder, guides.towns)
 
     check = ClaimCheck(False, invented_citations=invented)
     for claim, plain, said in zip(claims, plains, read_claims):
