@@ -86,6 +86,7 @@ class Value:
     negative: bool | None = False  # "closed on Mondays", "no buses on Sundays" (set by the caller from polarity); None: either
     loose: bool = False  # a season in a claim: overlapping the evidence is enough
     hedge: str = ""  # "under" / "over" for "just under half an hour", "nearly an hour", "just over a mile"
+    counted: str = ""  # for a count, the word after it: what it counts ("four pubs")
 
     def matches(self, other: Value) -> bool:
         """Does `other` (in the evidence) state this value (in the claim)?"""
@@ -284,7 +285,16 @@ def values_in(sentence: str) -> list[Value]:
             if values:
                 taken[start:end] = [True] * (end - start)
                 found.extend(values)
-    return with_exceptions([hedged(v, lowered) for v in sorted(found, key=lambda v: v.start)])
+    return with_exceptions([with_counted(hedged(v, lowered), lowered) for v in sorted(found, key=lambda v: v.start)])
+
+
+COUNTED = re.compile(r"\s+(?:[a-z]+ly\s+)?([a-z][a-z'-]+)")
+"""The word a count counts: the next one, past an adverb ("four pubs", "four genuinely good places")."""
+
+
+def with_counted(value: Value, lowered: str) -> Value:
+    said = COUNTED.match(lowered, value.start + len(value.text)) if value.kind == "count" else None
+    return replace(value, counted=said.group(1)) if said else value
 
 
 def hedged(value: Value, lowered: str) -> Value:

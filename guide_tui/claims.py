@@ -583,6 +583,8 @@ def value_problem(
     Of the related sentences giving this kind of value, only those within value_margin of the one
     closest to the clause count: "tours every half hour" is not supported by "the bus takes 30 minutes"."""
     score = {id(s): closeness(clause, claim.vector, s) for s in related}
+    if problem := count_problem(value, related):
+        return problem
     holders = [s for s in related if any(v.kind == value.kind for v in s.values)]
     if holders:
         top = max(score[id(s)] for s in holders)
@@ -598,6 +600,17 @@ def value_problem(
         return ("value", f'gives {KIND_NAMES[value.kind]} ("{value.text}") the guide does not', best)
     theirs = [v.text for v in closest.values if v.kind == value.kind]
     return ("value", f'says "{value.text}" where the guide says "{" / ".join(dict.fromkeys(theirs))}"', closest)
+
+
+def count_problem(value: Value, related: list[Said]) -> tuple[str, str, Said] | None:
+    """A count of something the guide counts differently ("four cafés" where it says "two cafés")."""
+    if value.kind != "count" or not value.counted or stem(value.counted) is None:
+        return None
+    same = [(v, s) for s in related for v in s.values if v.kind == "count" and v.counted and stem(v.counted) == stem(value.counted)]
+    if not same or any(value.matches(v) for v, _ in same):
+        return None
+    theirs, sentence = same[0]
+    return ("value", f'says "{value.text} {value.counted}" where the guide says "{theirs.text} {theirs.counted}"', sentence)
 
 
 def pairing_problem(clause: Clause, related: list[Said]) -> tuple[str, str, Said] | None:
@@ -630,9 +643,7 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
     if not pairs:
         return None
     top = max(score for score, _, _ in pairs)
-    if top < settings.align:
-        return None
-    close = [(c, s) for score, c, s in pairs if score >= max(top - 0.1, settings.align)]
+    close = [(c, s) for score, c, s in pairs if score >= max(top - 0.1, settings.align)]  # none when top < align
     for concept, sides in clause.polarity.sides.items():
         carriers = sorted(((score, c, s) for score, c, s in pairs if concept in c.polarity.sides and score >= settings.related), key=lambda p: -p[0])
         near = [(c, s) for score, c, s in carriers if score >= carriers[0][0] - 0.05] if carriers else []
