@@ -78,6 +78,8 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "direction": (r"\bnorth\b|\bupstream\b", r"\bsouth\b|\bdownstream\b"),
     "tide": (r"\blow tide\b", r"\bhigh tide\b"),
 }
+UNORDERED = frozenset({"same price"})
+"""Pairs whose side does not turn round when a comparison's two things swap places ("X costs more than Y")."""
 SIDES = {concept: (re.compile(yes), re.compile(no)) for concept, (yes, no) in OPPOSITES.items()}
 ANY_SIDE = re.compile("|".join(f"(?:{side})" for pair in OPPOSITES.values() for side in pair))
 """Every side of every pair at once: most clauses take no side, and one search tells."""

@@ -35,7 +35,7 @@ import numpy as np
 from guide_tui.answering import REFUSAL, Citation
 from guide_tui.asked import DAY_AND_MONTH_NAMES
 from guide_tui.chunking import Chunk, sentences
-from guide_tui.claim_polarity import SIDES, Polarity, is_negator, normalised, polarity
+from guide_tui.claim_polarity import SIDES, UNORDERED, Polarity, is_negator, normalised, polarity
 from guide_tui.claim_values import ALL_DAYS, EXCEPTED, Value, values_in
 from guide_tui.embedding import Embedder
 from guide_tui.retrieval import Hit, TownNames, place_guides, query_analyzer
@@ -647,7 +647,7 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
     for concept, sides in clause.polarity.sides.items():
         carriers = sorted(((score, c, s) for score, c, s in pairs if concept in c.polarity.sides and score >= settings.related), key=lambda p: -p[0])
         near = [(c, s) for score, c, s in carriers if score >= carriers[0][0] - 0.05] if carriers else []
-        if near and all(not sides & c.polarity.sides[concept] for c, _ in near):  # the closest clauses taking a side all take the other
+        if near and all(not sides & taken(c, concept, clause) for c, _ in near):  # the closest clauses taking a side all take the other
             match, sentence = near[0]
             return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\"", sentence)
     if conflict := denial_conflict(clause, close):
@@ -655,6 +655,29 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
         verb = "denies what the guide says" if clause.polarity.negative else "says what the guide denies"
         return ("polarity", f"{verb}: \"{match.text}\"", sentence)
     return None
+
+
+def taken(other: Clause, concept: str, clause: Clause) -> frozenset[int]:
+    """The side another clause takes, as this clause would say it: "the bus costs more than a taxi" is
+    "a taxi costs less than the bus"."""
+    sides = other.polarity.sides[concept]
+    if concept in UNORDERED or not swapped(compared(clause.text), compared(other.text)):
+        return sides
+    return frozenset(-side for side in sides)
+
+
+def compared(text: str) -> tuple[set[str], set[str]] | None:
+    """The stems on either side of "than" in a comparison, each less those on both sides."""
+    before, than, after = normalised(text).partition(" than ")
+    if not than:
+        return None
+    a, b = (stems_of(WORD.findall(part)) for part in (before, after))
+    return a - b, b - a
+
+
+def swapped(mine: tuple[set[str], set[str]] | None, theirs: tuple[set[str], set[str]] | None) -> bool:
+    """Do two comparisons put the same things on opposite sides of "than"?"""
+    return bool(mine and theirs and mine[0] & theirs[1] and mine[1] & theirs[0])
 
 
 QUALIFIERS = {"day", "month", "clock"}
