@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-NEGATORS = frozenset("not no never none nothing nowhere nobody neither nor without cannot rarely seldom hardly barely absence lack lacks".split())
+NEGATORS = frozenset("not no never none nothing nowhere nobody neither nor without cannot rarely seldom hardly barely absence lack lacks stopped ceased".split())
 """Words that deny what follows them in their clause; so does any word ending in "n't"."""
 NEGATING_PHRASES = re.compile(r"\brather than\b|\binstead of\b")
 """Phrases that deny what follows: "match Marchwood rather than village levels", "footpaths instead of pavements"."""
@@ -60,6 +60,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"\bbus(?:y|ier|iest)\b|\bcrowd(?:s|ed)\b|\bpacked\b|\bfills?\b|\bfull\b|\bfully booked\b",
         r"\bquiet(?:er|est)?\b|\bdull\b|\bempty\b|\bdeserted\b|\bcalm\b",
     ),
+    "supply": (r"\bplentiful\b|\babundant\b|\beasy to find\b|\bplenty of (?:rooms|beds|space)\b", r"\bscarce\b|\bhard to find\b|\bin short supply\b"),
     "safe": (r"\bsafe(?:ly)?\b", r"\bdangerous\b|\bunsafe\b|\bhazardous\b|\brisky\b"),
     "good": (
         r"\bgood\b|\bbest\b|\bfinest\b|\bexcellent\b|\bpleasant\b|\bnice\b|\bgreat\b|\bstrong\b|\breliable\b|\bdelicious\b",

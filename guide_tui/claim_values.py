@@ -26,8 +26,13 @@ FRACTIONS = {"half": 0.5, "a third": 1 / 3, "a quarter": 0.25, "twice": 2.0, "do
 
 UNIT_WORDS = sorted(UNITS, key=len, reverse=True)  # longest first: "fourteen" is not "four" and "teen"
 WORD_NUMBER = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{'|'.join(k for k in UNIT_WORDS if k != 'zero')}))?|{'|'.join(UNIT_WORDS)}|a dozen|dozen)"
-NUMBER = rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?|{WORD_NUMBER}(?:[- ](?:hundred|thousand))?|a hundred|a thousand)"
-"""A number in digits or words: 12, 12,000, 1.5, fifty, thirty-five, two hundred."""
+NUMBER = (
+    rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?|half a dozen"
+    rf"|(?:(?:{WORD_NUMBER}|a)[- ]hundred(?: and {WORD_NUMBER})?|{WORD_NUMBER})(?:[- ]thousand)?|a thousand)"
+)
+"""A number in digits or words: 12, 12,000, 1.5, fifty, thirty-five, two hundred, a hundred and eighty thousand."""
+HOUR_WORDS = "|".join(sorted((w for w, n in UNITS.items() if 2 <= n <= 12), key=len, reverse=True))
+"""Hours written as words after "by", "at", "until" ("cleared by seven"); "one" is too often "one end"."""
 SOME = rf"(?:{NUMBER}|an?|one)"  # "an hour", "a day"
 
 # unit word -> (kind, factor to the kind's base unit: minutes for durations, metres for distances)
@@ -122,18 +127,25 @@ def number(text: str) -> float:
     text = text.lower().strip()
     if re.fullmatch(r"[\d,]+(?:\.\d+)?", text):
         return float(text.replace(",", ""))
-    if text in ("a", "an", "one"):
-        return 1.0
+    if text == "half a dozen":
+        return 6.0
     if text in ("a dozen", "dozen"):
         return 12.0
-    total, scale = 0.0, 1.0
-    words = re.split(r"[- ]+", text)
-    if words[-1] in ("hundred", "thousand"):
-        scale = 100.0 if words[-1] == "hundred" else 1000.0
-        words = words[:-1] or ["one"]
-    for word in words:
-        total += UNITS.get(word, TENS.get(word, 1 if word == "a" else 0))
-    return total * scale
+    scale = 1.0
+    if re.search(r"(?:^|[- ])thousand$", text):
+        scale, text = 1000.0, text.removesuffix("thousand").strip(" -") or "one"
+    if "hundred" in text:
+        left, _, right = text.partition("hundred")
+        return (small_number(left) * 100 + small_number(right.replace(" and ", " "), 0.0)) * scale
+    return small_number(text) * scale
+
+
+def small_number(text: str, empty: float = 1.0) -> float:
+    """A number below a hundred in words ("thirty-five", "a"); `empty` for no words at all."""
+    words = [w for w in re.split(r"[- ]+", text.strip(" -")) if w]
+    if not words:
+        return empty
+    return float(sum(UNITS.get(word, TENS.get(word, 1 if word in ("a", "an") else 0)) for word in words))
 
 
 def clock(hour: int, minute: int, meridiem: str | None) -> tuple:
@@ -242,6 +254,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"|\b(?:{'|'.join(NAMED_TIMES)}|{'|'.join(SYMBOLIC_TIMES)})\b"
         rf"|\b(?:from |between )?(?:{HOUR}(?:{MERIDIEM})?|noon|midday)\s*(?:to|-|–|until|till|and)\s*{HOUR}(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}"
         rf"|\b(?:at|by|until|till|before|after|from)\s+{HOUR}\b{NOT_AFTER_HOUR}"
+        rf"|\b(?:at|by|until|till|before|after)\s+(?:{HOUR_WORDS})\b{NOT_AFTER_HOUR}(?!\s+(?:of|or|to|and|more|other)\b)"
         rf"|\b(?:early |late |mid-?)?(?:{'|'.join(PARTS_OF_DAY)})\b"
     )),
     ("ordinal", re.compile(rf"(?<!\ba )\b(?:{'|'.join(o for o in ORDINALS if o != 'first')})\b|\b\d{{1,2}}(?:st|nd|rd|th)\b(?![- ]century)")),
@@ -260,7 +273,7 @@ HINTS = {
     "ratio": re.compile(r"third|quarter|half|twice|double|times"),
     "month": re.compile(rf"{'|'.join(m[:3] for m in MONTHS)}|spring|summer|autumn|fall|winter|easter|year|month"),
     "day": re.compile(r"day|daily|week|night|evening|mon|tue|wed|thu|fri|sat|sun"),
-    "clock": re.compile(r"\d|noon|midday|midnight|dusk|dawn|sun|nightfall|dark|morning|afternoon|evening|night|lunch|all day|past|quarter"),
+    "clock": re.compile(rf"\d|noon|midday|midnight|dusk|dawn|sun|nightfall|dark|morning|afternoon|evening|night|lunch|all day|past|quarter|{HOUR_WORDS}"),
     "ordinal": re.compile(r"second|third|fourth|fifth|sixth|seventh|eighth|\d(?:st|nd|rd|th)"),
     "count": re.compile(r"\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|dozen|hundred|thousand|once|twice"),
 }
@@ -426,6 +439,8 @@ def clock_values(lowered: str, written: str, start: int) -> list[Value]:
         meridiem = "am" if said.group(1) == "morning" or (said.group(1) is None and hour == 12) else "pm"
         return [Value("clock", written, clock(hour, minute, meridiem), start)]
     values = [Value("clock", name, ((NAMED_TIMES[name],) * 2,), start + lowered.find(name)) for name in ("noon", "midday") if name in lowered]
+    if spoken := re.search(rf"\b({HOUR_WORDS})$", lowered):  # "by seven"
+        values.append(Value("clock", spoken.group(1), clock(int(number(spoken.group(1))), 0, None), start + spoken.start()))
     for time in re.finditer(rf"(\d{{1,2}})(?:[:.](\d{{2}}))?\s?(am|pm|a\.m\.|p\.m\.)?", lowered):
         hour, minute, meridiem = int(time.group(1)), int(time.group(2) or 0), time.group(3)
         if hour > 24 or minute > 59:

@@ -591,15 +591,22 @@ def value_problem(
         margin = settings.value_margin if clause.free_words else 1.0  # "and not at all on Sundays" says nothing to rank by
         if any(value.matches(v) for s in holders if score[id(s)] >= top - margin for v in s.values):
             return None
+    best = max(related, key=lambda s: score[id(s)])
+    if any(value.matches(v) for v in heading_values(best.chunk.section if best.chunk else "")):
+        return None  # "## Summer, June to August" dates every sentence under it
     moved = next((s for s in elsewhere for v in s.values if value.matches(v)), None)
     if moved is not None:
         return ("place", f'gives "{value.text}", which the guide gives for {join(moved.places)}', moved)
-    best = max(related, key=lambda s: score[id(s)])
     closest = max(holders, key=lambda s: score[id(s)], default=None)
     if closest is None or score[id(closest)] < score[id(best)] - settings.value_margin:  # only far-off sentences give one
         return ("value", f'gives {KIND_NAMES[value.kind]} ("{value.text}") the guide does not', best)
     theirs = [v.text for v in closest.values if v.kind == value.kind]
     return ("value", f'says "{value.text}" where the guide says "{" / ".join(dict.fromkeys(theirs))}"', closest)
+
+
+@lru_cache(maxsize=1024)
+def heading_values(section: str) -> tuple[Value, ...]:
+    return tuple(values_in(section))
 
 
 def count_problem(value: Value, related: list[Said]) -> tuple[str, str, Said] | None:
