@@ -651,8 +651,12 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
         return None
     top = max(score for score, _, _ in pairs)
     close = [(c, s) for score, c, s in pairs if score >= max(top - 0.1, settings.align)]  # none when top < align
-    # a side word's clause is weighed with its whole sentence too: "and is shut" says what its sentence is about
-    sided = [(max(score, (float(s.vector @ clause.vector) + float(claim.vector @ s.vector)) / 2), c, s) for score, c, s in pairs if c.polarity.sides]
+    # a clause of nothing but a side ("and is shut") is about what its sentence is about
+    sided = [
+        (score if c.free_words else max(score, (float(s.vector @ clause.vector) + float(claim.vector @ s.vector)) / 2), c, s)
+        for score, c, s in pairs
+        if c.polarity.sides
+    ]
     for concept, sides in clause.polarity.sides.items():
         carriers = sorted(((score, c, s) for score, c, s in sided if concept in c.polarity.sides and score >= settings.related), key=lambda p: -p[0])
         near = [(c, s) for score, c, s in carriers if score >= carriers[0][0] - 0.05] if carriers else []
