@@ -301,7 +301,7 @@ def values_in(sentence: str) -> list[Value]:
     return with_exceptions([with_counted(hedged(v, lowered), lowered) for v in sorted(found, key=lambda v: v.start)])
 
 
-COUNTED = re.compile(r"\s+(?:[a-z]+ly\s+)?([a-z][a-z'-]+)")
+COUNTED = re.compile(r"\s+(?:[a-z]+ly\s+)?([^\W\d_][\w'-]*)")
 """The word a count counts: the next one, past an adverb ("four pubs", "four genuinely good places")."""
 
 
