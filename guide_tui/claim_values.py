@@ -242,6 +242,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"\b(?:an? )?(?:hour and an? half|hour and (?:{NUMBER}) minutes?)\b|\b(?:{NUMBER}) and a half hours?\b"
         rf"|\b(?:an? )?quarter (?:of an hour|hour)\b|\bhalf an hour\b|\bhalf[- ]hour(?:ly)?\b|\bhalf a day\b"
         rf"|\b(?:every|each) (?:(?:{NUMBER}) )?(?:hours?|minutes?)\b|\b(?:two-|three-)?hourly\b|\bon the hour\b|\bonce an hour\b"
+        rf"|\b(?:(?:{NUMBER}) times|twice) (?:an|a|per) hour\b"
         rf"|\b(?:{NUMBER})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| extra| further)?[- ](?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b'?"
         rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|month|year)\b(?![- ]{NOT_A_DURATION})"
     )),
@@ -408,6 +409,8 @@ def minutes(text: str) -> list[float]:
         return [60.0 + number(m.group(1))]
     if m := re.search(rf"({NUMBER}) and a half hour", text):
         return [(number(m.group(1)) + 0.5) * 60]
+    if m := re.search(rf"(?:({NUMBER}) times|twice) (?:an|a|per) hour", text):  # "four times an hour" is every 15 minutes
+        return [60.0 / (number(m.group(1)) if m.group(1) else 2.0)]
     if re.search(r"hourly|on the hour|once an hour|(?:every|each) hour\b", text):
         return [60.0 * (2 if "two-" in text else 3 if "three-" in text else 1)]
     numbers, unit = amounts(re.sub(r"^(?:every|each) ", "", text).rstrip("'"))

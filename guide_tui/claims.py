@@ -614,7 +614,8 @@ def count_problem(value: Value, related: list[Said]) -> tuple[str, str, Said] | 
     if value.kind != "count" or not value.counted or stem(value.counted) is None:
         return None
     same = [(v, s) for s in related for v in s.values if v.kind == "count" and v.counted and stem(v.counted) == stem(value.counted)]
-    if not same or any(value.matches(v) for v, _ in same):
+    uncounted = [v for s in related for v in s.values if v.kind == "count" and not v.counted]  # "and the smallest has 140."
+    if not same or any(value.matches(v) for v in [v for v, _ in same] + uncounted):
         return None
     theirs, sentence = same[0]
     return ("value", f'says "{value.text} {value.counted}" where the guide says "{theirs.text} {theirs.counted}"', sentence)
