@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-NEGATORS = frozenset("not no never none nothing nowhere nobody neither nor without cannot rarely seldom hardly barely absence lack lacks".split())
+NEGATORS = frozenset("not no never none nothing nowhere nobody neither nor without cannot rarely seldom hardly barely absence lack lacks stopped ceased".split())
 """Words that deny what follows them in their clause; so does any word ending in "n't"."""
 NEGATING_PHRASES = re.compile(r"\brather than\b|\binstead of\b")
 """Phrases that deny what follows: "match Marchwood rather than village levels", "footpaths instead of pavements"."""
@@ -37,7 +37,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "open": (
         r"\bopen(?:s|ed)?\b|\breopens?\b|\bunlocked\b|\bkeeps? going\b|\bstays? open\b|\bcarries on\b|\baround the clock\b"
         r"|\b24 hours\b|\ball hours\b",
-        r"\bclos(?:es|ed|ing)\b|\bclose (?:on|at|by|for|in|from|early|down|completely)\b|\bshut(?:s|ting)?\b|\blocked\b"
+        r"\bclos(?:es|ed|ing)\b|\bclose(?: (?:altogether|entirely|completely|fully|early|down))?(?= (?:on|at|by|for|in|from|until|till)\b)|\bclose (?:early|down|completely|altogether|entirely)\b|\bshut(?:s|ting)?\b|\blocked\b"
         r"|\bshuts? down\b|\blimited hours\b",
     ),
     "allowed": (r"\ballowed\b|\bpermitted\b|\bwelcome\b", r"\bbanned\b|\bforbidden\b|\bprohibited\b|\bban\b"),
@@ -60,6 +60,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"\bbus(?:y|ier|iest)\b|\bcrowd(?:s|ed)\b|\bpacked\b|\bfills?\b|\bfull\b|\bfully booked\b",
         r"\bquiet(?:er|est)?\b|\bdull\b|\bempty\b|\bdeserted\b|\bcalm\b",
     ),
+    "supply": (r"\bplentiful\b|\babundant\b|\beasy to find\b|\bplenty of (?:rooms|beds|space)\b", r"\bscarce\b|\bhard to find\b|\bin short supply\b"),
     "safe": (r"\bsafe(?:ly)?\b", r"\bdangerous\b|\bunsafe\b|\bhazardous\b|\brisky\b"),
     "good": (
         r"\bgood\b|\bbest\b|\bfinest\b|\bexcellent\b|\bpleasant\b|\bnice\b|\bgreat\b|\bstrong\b|\breliable\b|\bdelicious\b",
@@ -78,6 +79,8 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "direction": (r"\bnorth\b|\bupstream\b", r"\bsouth\b|\bdownstream\b"),
     "tide": (r"\blow tide\b", r"\bhigh tide\b"),
 }
+UNORDERED = frozenset({"same price"})
+"""Pairs whose side does not turn round when a comparison's two things swap places ("X costs more than Y")."""
 SIDES = {concept: (re.compile(yes), re.compile(no)) for concept, (yes, no) in OPPOSITES.items()}
 ANY_SIDE = re.compile("|".join(f"(?:{side})" for pair in OPPOSITES.values() for side in pair))
 """Every side of every pair at once: most clauses take no side, and one search tells."""

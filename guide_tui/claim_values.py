@@ -24,9 +24,15 @@ TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seve
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
 FRACTIONS = {"half": 0.5, "a third": 1 / 3, "a quarter": 0.25, "twice": 2.0, "double": 2.0, "two times": 2.0, "three times": 3.0}
 
-WORD_NUMBER = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{'|'.join(k for k in UNITS if k != 'zero')}))?|{'|'.join(UNITS)}|a dozen|dozen)"
-NUMBER = rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?|{WORD_NUMBER}(?:[- ](?:hundred|thousand))?|a hundred|a thousand)"
-"""A number in digits or words: 12, 12,000, 1.5, fifty, thirty-five, two hundred."""
+UNIT_WORDS = sorted(UNITS, key=len, reverse=True)  # longest first: "fourteen" is not "four" and "teen"
+WORD_NUMBER = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{'|'.join(k for k in UNIT_WORDS if k != 'zero')}))?|{'|'.join(UNIT_WORDS)}|a dozen|dozen)"
+NUMBER = (
+    rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?|half a dozen"
+    rf"|(?:(?:{WORD_NUMBER}|a)[- ]hundred(?: and {WORD_NUMBER})?|{WORD_NUMBER})(?:[- ]thousand)?|a thousand)"
+)
+"""A number in digits or words: 12, 12,000, 1.5, fifty, thirty-five, two hundred, a hundred and eighty thousand."""
+HOUR_WORDS = "|".join(sorted((w for w, n in UNITS.items() if 2 <= n <= 12), key=len, reverse=True))
+"""Hours written as words after "by", "at", "until" ("cleared by seven"); "one" is too often "one end"."""
 SOME = rf"(?:{NUMBER}|an?|one)"  # "an hour", "a day"
 
 # unit word -> (kind, factor to the kind's base unit: minutes for durations, metres for distances)
@@ -82,9 +88,10 @@ class Value:
     readings: tuple  # clock: (first, last) minute spans; year: (first, last) years; day/month: one frozenset; others: numbers
     start: int  # offset in the sentence
     is_range: bool = False  # "from May to September": the claim states both ends, not a part
-    negative: bool = False  # "closed on Mondays", "no buses on Sundays" (set by the caller from polarity)
+    negative: bool | None = False  # "closed on Mondays", "no buses on Sundays" (set by the caller from polarity); None: either
     loose: bool = False  # a season in a claim: overlapping the evidence is enough
     hedge: str = ""  # "under" / "over" for "just under half an hour", "nearly an hour", "just over a mile"
+    counted: str = ""  # for a count, the word after it: what it counts ("four pubs")
 
     def matches(self, other: Value) -> bool:
         """Does `other` (in the evidence) state this value (in the claim)?"""
@@ -94,7 +101,7 @@ class Value:
             return any(overlaps(a, b) for a in self.readings for b in other.readings)
         if self.kind in ("day", "month"):
             mine, theirs = self.readings[0], other.readings[0]
-            if self.negative != other.negative:
+            if None not in (self.negative, other.negative) and self.negative != other.negative:
                 return False
             if self.is_range:
                 return mine == theirs
@@ -120,18 +127,25 @@ def number(text: str) -> float:
     text = text.lower().strip()
     if re.fullmatch(r"[\d,]+(?:\.\d+)?", text):
         return float(text.replace(",", ""))
-    if text in ("a", "an", "one"):
-        return 1.0
+    if text == "half a dozen":
+        return 6.0
     if text in ("a dozen", "dozen"):
         return 12.0
-    total, scale = 0.0, 1.0
-    words = re.split(r"[- ]+", text)
-    if words[-1] in ("hundred", "thousand"):
-        scale = 100.0 if words[-1] == "hundred" else 1000.0
-        words = words[:-1] or ["one"]
-    for word in words:
-        total += UNITS.get(word, TENS.get(word, 1 if word == "a" else 0))
-    return total * scale
+    scale = 1.0
+    if re.search(r"(?:^|[- ])thousand$", text):
+        scale, text = 1000.0, text.removesuffix("thousand").strip(" -") or "one"
+    if "hundred" in text:
+        left, _, right = text.partition("hundred")
+        return (small_number(left) * 100 + small_number(right.replace(" and ", " "), 0.0)) * scale
+    return small_number(text) * scale
+
+
+def small_number(text: str, empty: float = 1.0) -> float:
+    """A number below a hundred in words ("thirty-five", "a"); `empty` for no words at all."""
+    words = [w for w in re.split(r"[- ]+", text.strip(" -")) if w]
+    if not words:
+        return empty
+    return float(sum(UNITS.get(word, TENS.get(word, 1 if word in ("a", "an") else 0)) for word in words))
 
 
 def clock(hour: int, minute: int, meridiem: str | None) -> tuple:
@@ -205,6 +219,8 @@ def month_set(text: str) -> tuple[frozenset[int], bool]:
 # ---------------------------------------------------------------- reading values out of a sentence
 
 
+NOT_A_DURATION = r"(?:tickets?|pass(?:es)?|returns?|trips?|trippers?|visitors?|rovers?)\b"
+"""Nouns "a day" describes rather than lasts: "a day ticket", "a day trip"."""
 NOT_AFTER_HOUR = r"(?![:.]?\d)(?!\s?(?:am|pm|a\.m|p\.m))(?!\s*(?:minutes?|mins?|hours?|miles?|metres?|km|days?|nights?|weeks?|years?|%|times|people|cars|beds|[a-z]+s\b))"
 HOUR = r"\d{1,2}(?:[:.]\d{2})?"
 MERIDIEM = r"\s?(?:am|pm|a\.m\.|p\.m\.)"
@@ -226,8 +242,9 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"\b(?:an? )?(?:hour and an? half|hour and (?:{NUMBER}) minutes?)\b|\b(?:{NUMBER}) and a half hours?\b"
         rf"|\b(?:an? )?quarter (?:of an hour|hour)\b|\bhalf an hour\b|\bhalf[- ]hour(?:ly)?\b|\bhalf a day\b"
         rf"|\b(?:every|each) (?:(?:{NUMBER}) )?(?:hours?|minutes?)\b|\b(?:two-|three-)?hourly\b|\bon the hour\b|\bonce an hour\b"
+        rf"|\b(?:(?:{NUMBER}) times|twice) (?:an|a|per) hour\b"
         rf"|\b(?:{NUMBER})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| extra| further)?[- ](?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b'?"
-        rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|month|year)\b"
+        rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|month|year)\b(?![- ]{NOT_A_DURATION})"
     )),
     ("ratio", re.compile(r"\b(?:a third|a quarter|half|twice|double|two times|three times)\b(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year))(?! (?:a|an|per) )")),
     ("distance", re.compile(rf"\b(?:{SOME})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)\b")),
@@ -238,12 +255,16 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"|\b(?:{'|'.join(NAMED_TIMES)}|{'|'.join(SYMBOLIC_TIMES)})\b"
         rf"|\b(?:from |between )?(?:{HOUR}(?:{MERIDIEM})?|noon|midday)\s*(?:to|-|–|until|till|and)\s*{HOUR}(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}"
         rf"|\b(?:at|by|until|till|before|after|from)\s+{HOUR}\b{NOT_AFTER_HOUR}"
+        rf"|\b(?:at|by|until|till|before|after)\s+(?:{HOUR_WORDS})\b{NOT_AFTER_HOUR}(?!\s+(?:of|or|to|and|more|other)\b)"
         rf"|\b(?:early |late |mid-?)?(?:{'|'.join(PARTS_OF_DAY)})\b"
     )),
     ("ordinal", re.compile(rf"(?<!\ba )\b(?:{'|'.join(o for o in ORDINALS if o != 'first')})\b|\b\d{{1,2}}(?:st|nd|rd|th)\b(?![- ]century)")),
     ("count", re.compile(rf"\b(?:{NUMBER}|once|twice)\b")),
 ]
 
+
+SEASON_FALL = re.compile(r"(?:\b(?:in|the|this|last|next|through|until|till|by|and|or|to|from)\s+|(?:early|late|mid)[- ])$")
+""""fall" is a season only after these words ("in the fall", "late fall"); "prices fall by half" is a verb."""
 
 HINTS = {
     "price": re.compile(r"£|\d|free|cost|charg|fee|pric|expens|meter|pay|nothing|penny|pound|quid|pence"),
@@ -253,7 +274,7 @@ HINTS = {
     "ratio": re.compile(r"third|quarter|half|twice|double|times"),
     "month": re.compile(rf"{'|'.join(m[:3] for m in MONTHS)}|spring|summer|autumn|fall|winter|easter|year|month"),
     "day": re.compile(r"day|daily|week|night|evening|mon|tue|wed|thu|fri|sat|sun"),
-    "clock": re.compile(r"\d|noon|midday|midnight|dusk|dawn|sun|nightfall|dark|morning|afternoon|evening|night|lunch|all day|past|quarter"),
+    "clock": re.compile(rf"\d|noon|midday|midnight|dusk|dawn|sun|nightfall|dark|morning|afternoon|evening|night|lunch|all day|past|quarter|{HOUR_WORDS}"),
     "ordinal": re.compile(r"second|third|fourth|fifth|sixth|seventh|eighth|\d(?:st|nd|rd|th)"),
     "count": re.compile(r"\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|dozen|hundred|thousand|once|twice"),
 }
@@ -272,11 +293,22 @@ def values_in(sentence: str) -> list[Value]:
             start, end = match.span()
             if any(taken[start:end]):
                 continue
+            if kind == "month" and match.group(0) == "fall" and not SEASON_FALL.search(lowered[max(0, start - 12) : start]):
+                continue
             values = read(kind, match.group(0), sentence[start:end].strip(), start)
             if values:
                 taken[start:end] = [True] * (end - start)
                 found.extend(values)
-    return with_exceptions([hedged(v, lowered) for v in sorted(found, key=lambda v: v.start)])
+    return with_exceptions([with_counted(hedged(v, lowered), lowered) for v in sorted(found, key=lambda v: v.start)])
+
+
+COUNTED = re.compile(r"\s+(?:[a-z]+ly\s+)?([^\W\d_][\w'-]*)")
+"""The word a count counts: the next one, past an adverb ("four pubs", "four genuinely good places")."""
+
+
+def with_counted(value: Value, lowered: str) -> Value:
+    said = COUNTED.match(lowered, value.start + len(value.text)) if value.kind == "count" else None
+    return replace(value, counted=said.group(1)) if said else value
 
 
 def hedged(value: Value, lowered: str) -> Value:
@@ -377,6 +409,8 @@ def minutes(text: str) -> list[float]:
         return [60.0 + number(m.group(1))]
     if m := re.search(rf"({NUMBER}) and a half hour", text):
         return [(number(m.group(1)) + 0.5) * 60]
+    if m := re.search(rf"(?:({NUMBER}) times|twice) (?:an|a|per) hour", text):  # "four times an hour" is every 15 minutes
+        return [60.0 / (number(m.group(1)) if m.group(1) else 2.0)]
     if re.search(r"hourly|on the hour|once an hour|(?:every|each) hour\b", text):
         return [60.0 * (2 if "two-" in text else 3 if "three-" in text else 1)]
     numbers, unit = amounts(re.sub(r"^(?:every|each) ", "", text).rstrip("'"))
@@ -408,6 +442,8 @@ def clock_values(lowered: str, written: str, start: int) -> list[Value]:
         meridiem = "am" if said.group(1) == "morning" or (said.group(1) is None and hour == 12) else "pm"
         return [Value("clock", written, clock(hour, minute, meridiem), start)]
     values = [Value("clock", name, ((NAMED_TIMES[name],) * 2,), start + lowered.find(name)) for name in ("noon", "midday") if name in lowered]
+    if spoken := re.search(rf"\b({HOUR_WORDS})$", lowered):  # "by seven"
+        values.append(Value("clock", spoken.group(1), clock(int(number(spoken.group(1))), 0, None), start + spoken.start()))
     for time in re.finditer(rf"(\d{{1,2}})(?:[:.](\d{{2}}))?\s?(am|pm|a\.m\.|p\.m\.)?", lowered):
         hour, minute, meridiem = int(time.group(1)), int(time.group(2) or 0), time.group(3)
         if hour > 24 or minute > 59:

@@ -35,8 +35,8 @@ import numpy as np
 from guide_tui.answering import REFUSAL, Citation
 from guide_tui.asked import DAY_AND_MONTH_NAMES
 from guide_tui.chunking import Chunk, sentences
-from guide_tui.claim_polarity import SIDES, Polarity, is_negator, normalised, polarity
-from guide_tui.claim_values import EXCEPTED, Value, values_in
+from guide_tui.claim_polarity import SIDES, UNORDERED, Polarity, is_negator, normalised, polarity
+from guide_tui.claim_values import ALL_DAYS, EXCEPTED, Value, values_in
 from guide_tui.embedding import Embedder
 from guide_tui.retrieval import Hit, TownNames, place_guides, query_analyzer
 
@@ -63,9 +63,10 @@ FILLER = frozenset(
     anywhere everywhere somewhere nowhere else anything everything something according guide guides
     plenty several lots altogether entirely completely fully totally fairly pretty
     until till while whilst ago centuries decades ages all every each any both some either apart besides
+    rates rated describes described calls called lists listed mentions mentioned reckons recommends
     """.split()
 )
-"""Words a claim can add without adding a fact ("usually", "visitors", "you'll find")."""
+"""Words a claim can add without adding a fact ("usually", "visitors", "you'll find", "the guide rates")."""
 
 
 @dataclass(frozen=True)
@@ -199,6 +200,15 @@ def towns_in(towns: TownNames, text: str) -> frozenset[str]:
     return frozenset(town for _, _, town in town_spans(towns, text))
 
 
+COMPARED_WITH = re.compile(r"\b(?:like|than|unlike|compared (?:with|to)|as in)\s+$")
+"""Words before a town a claim only compares with ("priced like Marchwood", "cheaper than Brightwater")."""
+
+
+def claim_places(towns: TownNames, text: str) -> frozenset[str]:
+    """The towns a claim is about: those it names, but not those it only compares with."""
+    return frozenset(town for start, _, town in town_spans(towns, text) if not COMPARED_WITH.search(text[max(0, start - 20) : start]))
+
+
 def masked(towns: TownNames, text: str) -> str:
     """The text with town names blanked out, every other character where it was."""
     for start, end, _ in town_spans(towns, text):
@@ -310,10 +320,11 @@ def guides_of(chunks: tuple[Chunk, ...]) -> Guides:
     return Guides.of(list(chunks))
 
 
-def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, towns: TownNames) -> list[Said]:
+def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, towns: TownNames, evidence: bool = False) -> list[Said]:
     """Sentences cut into clauses, each with its values, polarity, words and vector (one encode call;
     a sentence of one clause and no value lends it its vector). Town names are blanked once per
-    sentence; a clause is a slice of its blanked sentence."""
+    sentence; a clause is a slice of its blanked sentence. The guides' sentences (`evidence`) also
+    give the days their exclusive clauses deny."""
     values = [values_in(text) for text in texts]
     pieces = [clauses_of(text, found) for text, found in zip(texts, values)]
     blanked = [masked(towns, text) for text in texts]
@@ -332,6 +343,10 @@ def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, tow
             mine = [v for v in found if start <= v.start < end]
             clause_vector = next(clause_vectors) if needed else vector
             read_clauses.append(read_clause(clause, start, mine, clause_vector, blank[start : start + len(clause)]))
+        with_sentence_denial(read_clauses)
+        if evidence:
+            for clause in read_clauses:
+                with_implied_denials(clause)
         read_sentences.append(Said(text, where, read_clauses, vector))
     return read_sentences
 
@@ -339,7 +354,7 @@ def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, tow
 def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, blank: str) -> Clause:
     """One clause read; `blank` is the clause with its town names blanked out (their words are no content)."""
     said = polarity(text)
-    values = [replace(v, negative=denied(v, said, v.start - start)) if v.kind in ("day", "month") else v for v in values]
+    values = [replace(v, negative=denied(v, said)) if v.kind in ("day", "month") else v for v in values]
     skipped = [(v.start - start, v.start - start + len(v.text)) for v in values] + said.spans
     free_words, denied_words = [], []
     for word in WORD.finditer(normalised(blank)):
@@ -353,11 +368,39 @@ def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, 
     return Clause(text, values, said, free_words, denied_words, vector)
 
 
-def denied(value: Value, said: Polarity, offset: int) -> bool:
-    """Is a day or month value denied ("closed on Mondays")? An exception turns it round: "no ticket
-    office except on weekday mornings" gives weekday mornings."""
+def denied(value: Value, said: Polarity) -> bool | None:
+    """Is a day or month value denied ("closed on Mondays", "on Sundays no buses run")? A day scopes its
+    whole clause, wherever the denial stands. An exception turns it round: "no ticket office except on
+    weekday mornings" gives weekday mornings; a denial with an exception elsewhere in the clause ("on
+    Sundays there is nothing apart from the town routes") leaves the day either way (None)."""
     excepted = re.match(EXCEPTED, value.text.lower()) is not None
-    return said.negated(offset) != excepted
+    denial = len(said.denials) % 2 == 1
+    if denial and said.exclusive and not excepted:
+        return None
+    return denial != excepted
+
+
+def with_sentence_denial(clauses: list[Clause]) -> None:
+    """A sentence whose denying clause names no day or month may deny the days of its other clauses
+    ("on a Sunday evening eating out is difficult, because most kitchens shut"): those read either way."""
+    dated = lambda c: any(v.kind in ("day", "month") for v in c.values)  # noqa: E731
+    if not any(len(c.polarity.denials) % 2 == 1 and not dated(c) for c in clauses):
+        return
+    for clause in clauses:
+        if dated(clause) and not clause.polarity.denials:
+            clause.values = [replace(v, negative=None) if v.kind in ("day", "month") else v for v in clause.values]
+
+
+def with_implied_denials(clause: Clause) -> None:
+    """An exclusive clause of the guides denies the days it leaves out: "no ticket office except on
+    weekday mornings" and "open only at weekends" say what happens on the other days."""
+    implied = [
+        replace(v, readings=(ALL_DAYS - v.readings[0],), negative=True, is_range=False)
+        for v in clause.values
+        if v.kind == "day" and v.negative is False and (clause.polarity.exclusive or re.search(EXCEPTED, v.text.lower()))
+        and v.readings[0] != ALL_DAYS
+    ]
+    clause.values = clause.values + implied
 
 
 def chunk_sentences(chunk: Chunk, town: str | None, towns: TownNames) -> tuple[list[str], list[frozenset[str]]]:
@@ -396,7 +439,7 @@ def read_chunks(chunks: list[Chunk], guides: Guides, embedder: Embedder) -> dict
         places += chunk_places
         owners += [chunk] * len(chunk_texts)
     by_body: dict[str, list[Said]] = {}
-    for said, chunk in zip(read(texts, places, embedder, guides.towns), owners):
+    for said, chunk in zip(read(texts, places, embedder, guides.towns, evidence=True), owners):
         by_body.setdefault(chunk.body, []).append(said)
     for chunk in missing:
         _, chunk_places = chunk_sentences(chunk, guides.town_of_file.get(chunk.file), guides.towns)
@@ -408,8 +451,9 @@ def read_chunks(chunks: list[Chunk], guides: Guides, embedder: Embedder) -> dict
 
 @lru_cache(maxsize=256)
 def chunk_words(chunk: Chunk) -> frozenset[str]:
-    """Every word of the chunk, title and heading included, and its stem."""
-    words = {w.strip("'-") for w in WORD.findall(chunk.text.lower().replace("’", "'"))}
+    """Every word of the chunk, title, heading and file name included ("the accessibility guide"), and its stem."""
+    text = f"{chunk.file.replace('_', ' ')}\n{chunk.text}"
+    words = {w.strip("'-") for w in WORD.findall(text.lower().replace("’", "'"))}
     return frozenset(words | {stem(w) for w in words} - {None})
 
 
@@ -539,16 +583,20 @@ def value_problem(
     Of the related sentences giving this kind of value, only those within value_margin of the one
     closest to the clause count: "tours every half hour" is not supported by "the bus takes 30 minutes"."""
     score = {id(s): closeness(clause, claim.vector, s) for s in related}
+    if problem := count_problem(value, related):
+        return problem
     holders = [s for s in related if any(v.kind == value.kind for v in s.values)]
     if holders:
         top = max(score[id(s)] for s in holders)
         margin = settings.value_margin if clause.free_words else 1.0  # "and not at all on Sundays" says nothing to rank by
         if any(value.matches(v) for s in holders if score[id(s)] >= top - margin for v in s.values):
             return None
+    best = max(related, key=lambda s: score[id(s)])
+    if any(value.matches(v) for v in heading_values(best.chunk.section if best.chunk else "")):
+        return None  # "## Summer, June to August" dates every sentence under it
     moved = next((s for s in elsewhere for v in s.values if value.matches(v)), None)
     if moved is not None:
         return ("place", f'gives "{value.text}", which the guide gives for {join(moved.places)}', moved)
-    best = max(related, key=lambda s: score[id(s)])
     closest = max(holders, key=lambda s: score[id(s)], default=None)
     if closest is None or score[id(closest)] < score[id(best)] - settings.value_margin:  # only far-off sentences give one
         return ("value", f'gives {KIND_NAMES[value.kind]} ("{value.text}") the guide does not', best)
@@ -556,20 +604,39 @@ def value_problem(
     return ("value", f'says "{value.text}" where the guide says "{" / ".join(dict.fromkeys(theirs))}"', closest)
 
 
+@lru_cache(maxsize=1024)
+def heading_values(section: str) -> tuple[Value, ...]:
+    return tuple(values_in(section))
+
+
+def count_problem(value: Value, related: list[Said]) -> tuple[str, str, Said] | None:
+    """A count of something the guide counts differently ("four cafés" where it says "two cafés")."""
+    if value.kind != "count" or not value.counted or stem(value.counted) is None:
+        return None
+    same = [(v, s) for s in related for v in s.values if v.kind == "count" and v.counted and stem(v.counted) == stem(value.counted)]
+    uncounted = [v for s in related for v in s.values if v.kind == "count" and not v.counted]  # "and the smallest has 140."
+    if not same or any(value.matches(v) for v in [v for v, _ in same] + uncounted):
+        return None
+    theirs, sentence = same[0]
+    return ("value", f'says "{value.text} {value.counted}" where the guide says "{theirs.text} {theirs.counted}"', sentence)
+
+
 def pairing_problem(clause: Clause, related: list[Said]) -> tuple[str, str, Said] | None:
     """Two values the claim ties together in one clause that the guide ties to other values
-    ("every 15 minutes on weekdays" where the guide says "every 15 minutes at weekends")."""
+    ("every 15 minutes on weekdays" where the guide says "every 15 minutes at weekends"). A value the
+    guide's sentence gives in a clause of its own is tied to the whole sentence ("every Tuesday a
+    market fills the square from 7am, and the stalls are gone by 1pm": Tuesday and 1pm)."""
     for a in clause.values:
         for b in clause.values:
             if a.kind == b.kind:
                 continue
-            together = [c for s in related for c in s.clauses if any(a.matches(v) for v in c.values)]
-            if any(any(b.matches(v) for v in c.values) for c in together):
+            together = [(c, s) for s in related for c in s.clauses if any(a.matches(v) for v in c.values)]
+            if any(any(b.matches(v) for v in c.values) for c, _ in together):
                 continue
-            for c in together:
+            for c, sentence in together:
                 others = [v.text for v in c.values if v.kind == b.kind]
-                if others:
-                    sentence = next(s for s in related if c in s.clauses)
+                untied = [d for d in sentence.clauses if not any(v.kind == a.kind for v in d.values)]
+                if others and not any(b.matches(v) for d in untied for v in d.values):
                     return ("value", f'gives "{a.text}" with "{b.text}", where the guide gives it with "{" / ".join(others)}"', sentence)
     return None
 
@@ -584,13 +651,17 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
     if not pairs:
         return None
     top = max(score for score, _, _ in pairs)
-    if top < settings.align:
-        return None
-    close = [(c, s) for score, c, s in pairs if score >= max(top - 0.1, settings.align)]
+    close = [(c, s) for score, c, s in pairs if score >= max(top - 0.1, settings.align)]  # none when top < align
+    # a clause of nothing but a side ("and is shut") is about what its sentence is about
+    sided = [
+        (score if c.free_words else max(score, (float(s.vector @ clause.vector) + float(claim.vector @ s.vector)) / 2), c, s)
+        for score, c, s in pairs
+        if c.polarity.sides
+    ]
     for concept, sides in clause.polarity.sides.items():
-        carriers = sorted(((score, c, s) for score, c, s in pairs if concept in c.polarity.sides and score >= settings.related), key=lambda p: -p[0])
+        carriers = sorted(((score, c, s) for score, c, s in sided if concept in c.polarity.sides and score >= settings.related), key=lambda p: -p[0])
         near = [(c, s) for score, c, s in carriers if score >= carriers[0][0] - 0.05] if carriers else []
-        if near and all(not sides & c.polarity.sides[concept] for c, _ in near):  # the closest clauses taking a side all take the other
+        if near and all(not sides & taken(c, concept, clause) for c, _ in near):  # the closest clauses taking a side all take the other
             match, sentence = near[0]
             return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\"", sentence)
     if conflict := denial_conflict(clause, close):
@@ -598,6 +669,29 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
         verb = "denies what the guide says" if clause.polarity.negative else "says what the guide denies"
         return ("polarity", f"{verb}: \"{match.text}\"", sentence)
     return None
+
+
+def taken(other: Clause, concept: str, clause: Clause) -> frozenset[int]:
+    """The side another clause takes, as this clause would say it: "the bus costs more than a taxi" is
+    "a taxi costs less than the bus"."""
+    sides = other.polarity.sides[concept]
+    if concept in UNORDERED or not swapped(compared(clause.text), compared(other.text)):
+        return sides
+    return frozenset(-side for side in sides)
+
+
+def compared(text: str) -> tuple[set[str], set[str]] | None:
+    """The stems on either side of "than" in a comparison, each less those on both sides."""
+    before, than, after = normalised(text).partition(" than ")
+    if not than:
+        return None
+    a, b = (stems_of(WORD.findall(part)) for part in (before, after))
+    return a - b, b - a
+
+
+def swapped(mine: tuple[set[str], set[str]] | None, theirs: tuple[set[str], set[str]] | None) -> bool:
+    """Do two comparisons put the same things on opposite sides of "than"?"""
+    return bool(mine and theirs and mine[0] & theirs[1] and mine[1] & theirs[0])
 
 
 QUALIFIERS = {"day", "month", "clock"}
@@ -708,7 +802,7 @@ def check_claims(
         return ClaimCheck(False, [Flag(text, "unrelated", "no sentence to check")] if text else [], invented)
     plains = [without_citations(c) for c in claims]
     read_chunks([copy for pool in holder.values() for copy in pool], guides, embedder)  # one batch for the whole answer
-    read_claims = read(plains, [towns_in(guides.towns, p) for p in plains], embedder, guides.towns)
+    read_claims = read(plains, [claim_places(guides.towns, p) for p in plains], embedder, guides.towns)
 
     check = ClaimCheck(False, invented_citations=invented)
     for claim, plain, said in zip(claims, plains, read_claims):

@@ -42,6 +42,10 @@ def only(text: str):
         ("for two pounds", "for £2"),
         ("just under half an hour", "25 minutes"),  # a hedged value is not exact
         ("late spring", "in May"),
+        ("half a dozen times", "six times"),
+        ("a hundred and eighty thousand", "180,000"),
+        ("two hundred and fifty metres", "250 metres"),
+        ("cleared by seven", "cleared by 7am"),  # an hour in words after "by"
     ],
 )
 def test_a_value_restated_another_way_matches(claim, source):
@@ -71,6 +75,7 @@ def test_a_value_restated_another_way_matches(claim, source):
         ("three pounds", "£2"),
         ("just under half an hour", "40 minutes"),
         ("in early spring", "in late spring"),
+        ("an extra fourteen minutes", "add four minutes"),  # "fourteen" is not "four" and "teen"
     ],
 )
 def test_a_changed_value_does_not_match(claim, source):
@@ -87,6 +92,14 @@ def test_values_keep_their_kind_and_every_number_is_read_once():
 def test_words_that_look_like_days_or_numbers_are_not_values():
     assert values_in("The sun sat on the hill.") == []  # "sun" and "sat" are days only as "Sat–Sun"
     assert values_in("It is the only one left, one street back.") == []
+    assert values_in("A day ticket is cheaper.") == []  # "a day" describes the ticket, it lasts no day
+    assert [v.kind for v in values_in("Prices fall by about half.")] == ["ratio"]  # "fall" the verb, no season
+    assert only("Rain comes in the fall.").readings == (frozenset({9, 10, 11}),)
+    assert [v.kind for v in values_in("Walk to one end.")] == []  # "at one", "to one" are no hour
+
+
+def test_a_count_keeps_what_it_counts():
+    assert [(v.text, v.counted) for v in values_in("A bakery, two cafés and four genuinely good pubs.")] == [("two", "cafés"), ("four", "good")]
 
 
 @pytest.mark.parametrize(

@@ -197,6 +197,12 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "polarity", ['"costs about a third more"', '"costs about a third less"'], None),
         ("Is parking difficult in Halden Bay?", "From the overflow car park it's a 12-minute walk downhill into Halden Bay [guide_halden_bay.md].",
          "polarity", ['"downhill"', '"uphill"'], "From the overflow lot it is a 12-minute uphill walk into town."),
+        ("Does the Givens Mill watermill still work?", "The watermill at Givens Mill stopped producing flour decades ago [guide_givens_mill.md].",
+         "polarity", ["denies what the guide says", "still produces flour"], None),
+        ("Is the coastal path at Halden Bay open in high wind?", "In high wind the Halden Bay coastal path stays open but walkers are advised to take care [guide_halden_bay.md].",
+         "polarity", ['"stays open"', '"shut"'], "In high wind the coastal path is genuinely dangerous and is shut."),  # the side in a clause of its own
+        ("Are hotels in Marchwood expensive?", "Marchwood's hotels are scarce and expensive all year [guide_marchwood.md].",
+         "polarity", ['"scarce"', '"plentiful"'], None),
         # a detail added to a true sentence
         ("What is the museum in Halden Bay like?", "The fishing museum on Fell Street takes 40 minutes to see and is free to enter [guide_halden_bay.md].",
          "value", ['a price ("free")'], None),
@@ -221,6 +227,8 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "value", ['"from April to October"', '"from March to November'], None),
         ("How often do trams run in Marchwood?", "Trams in Marchwood run every 15 minutes on weekdays and every 8 minutes at weekends [guide_marchwood.md].",
          "value", ['"every 15 minutes" with "weekdays"', '"weekends"'], None),
+        ("What is there to eat in Kestrelford?", "Kestrelford has a bakery, four cafés and two pubs [guide_kestrelford.md].",
+         "value", ['"four cafés"', '"two cafés"'], "Kestrelford has a bakery, two cafés and four pubs."),  # each number is in the guide, of other things
     ],
 )  # fmt: skip
 def test_each_failure_kind_is_flagged_with_its_reason_and_source(hits_for, bundled_index, question, claim, kind, said, source):
@@ -248,6 +256,24 @@ PARAPHRASES = [
     ("When is the Givens Mill tearoom open?", "The tearoom is open daily from 10 until 4, except on Tuesdays [guide_givens_mill.md]."),
     ("Where can I buy train tickets at Brightwater?", "Brightwater station's ticket office is open Mon–Fri, in the mornings only [guide_regional_transport.md]."),
     ("How far is everything from Kestrelford's market square?", "Nowhere in Kestrelford is more than ten minutes' walk from the market square [guide_kestrelford.md]."),
+    ("How long is the train from Brightwater to the hub?", "The train from Brightwater to the hub takes fifty minutes, with eleven trains on weekdays [guide_brightwater.md]."),  # "fifty" for "50"
+    ("How many people live in Halden Bay?", "Halden Bay is a working fishing port of eight thousand people [guide_halden_bay.md]."),
+    # a comparison turned round, the same fact
+    ("Is the airport bus or a taxi cheaper from Marchwood?", "For three people sharing, a taxi to the airport costs less than the airport bus [guide_marchwood.md]."),
+    # a denial of days wherever it stands, one left to its sentence, one implied by an exception
+    ("Do riverside businesses in Brightwater close in winter?", "Several riverside businesses in Brightwater close altogether from January to March, and the winters are cold [guide_brightwater.md]."),
+    ("Is it easy to eat out on a Sunday evening in Pellew Sands?", "Most kitchens in Pellew Sands shut on Sunday evenings, so eating out then is hard [guide_pellew_sands.md]."),
+    ("Can I buy a train ticket at Brightwater on a Saturday?", "Brightwater station has no ticket office at weekends, only on weekday mornings [guide_regional_transport.md]."),
+    # values given by a section heading, or by another clause of the guide's sentence
+    ("Is Brightwater quiet in summer?", "Once the university empties in summer, Brightwater becomes quiet to the point of dullness [guide_seasons.md]."),
+    ("When does the Brightwater market pack up?", "By 1 in the afternoon the Tuesday stalls in Brightwater have all gone [guide_brightwater.md]."),
+    # a town named only to compare with
+    ("How many good restaurants are in Thornby Wells?", "Pump Street has four really good places to eat, priced like Marchwood rather than a village [guide_thornby_wells.md]."),
+    # region-wide guides holding the fact in other words
+    ("Is Kestrelford's bakery worth visiting?", "Kestrelford's bakery usually sells out by 11am and is why many people come back [guide_eating.md]."),
+    ("Which town is hardest with a wheelchair?", "The accessibility guide rates Halden Bay as difficult, because its three levels are linked by stepped lanes [guide_accessibility.md]."),
+    ("Where is the closest full hospital?", "According to the accessibility guide, the closest full hospital is in Marchwood [guide_accessibility.md]."),
+    ("Is the Brightwater river path flat?", "According to the walking guide, the Brightwater river path is level the whole way and has a made surface [guide_walking.md]."),
 ]
 
 
