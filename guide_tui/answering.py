@@ -13,73 +13,11 @@ Its steps, each of which can refuse:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
-
 from guide_tui.answerability import Verdict
+from guide_tui.answers import GENERATORS, REFUSAL, Answer, Citation, Generator, OnText, RefusalReason
+from guide_tui.errors import OllamaUnavailable
 from guide_tui.extractive import Candidate, find_evidence
 from guide_tui.retrieval import Retrieval, Retriever
-
-REFUSAL = "I don't have enough information about that."
-GENERATORS = ("auto", "extractive", "ollama")
-
-
-@dataclass(frozen=True)
-class Citation:
-    file: str
-    section: str
-    chunk_id: str
-    quote: str  # verbatim sentence from the chunk (wrapped lines joined by one space)
-
-    def to_json(self) -> dict:
-        return {"file": self.file, "section": self.section, "chunk_id": self.chunk_id, "quote": self.quote}
-
-
-@dataclass
-class Answer:
-    question: str
-    refused: bool
-    text: str  # what the user reads; exactly REFUSAL when refused
-    generator: str  # "extractive" or "ollama:<model>"
-    retrieval: Retrieval
-    citations: list[Citation] = field(default_factory=list)
-    unsupported: list[str] = field(default_factory=list)  # generated sentences the claim check could not support
-    refusal_reason: str | None = None  # "gate", "answerability", "model" or "empty question"
-    fallback_reason: str | None = None  # why Ollama was not used, when it was asked for
-    refusal_detail: str | None = None  # for answerability refusals: what the guides did not cover (names no source)
-    invented_citations: list[str] = field(default_factory=list)  # files the model cited that it was not shown
-    verdicts: list[Verdict] = field(default_factory=list)  # answerability per part of the question: probability, features
-    flags: list = field(default_factory=list)  # claims.Flag per unsupported sentence: why, against which source sentence
-    check_note: str | None = None  # what the grounding model made of the answer, when one is set
-
-    def sources(self) -> list[tuple[str, str]]:
-        """(file, section) pairs in order of first citation; none for a refusal."""
-        if self.refused:
-            return []
-        return list(dict.fromkeys((c.file, c.section) for c in self.citations))
-
-    def to_json(self) -> dict:
-        retrieval = self.retrieval.to_json()
-        return {
-            "question": self.question,
-            "refused": self.refused,
-            "answer": self.text,
-            "generator": self.generator,
-            "citations": [] if self.refused else [c.to_json() for c in self.citations],
-            "unsupported": self.unsupported,
-            "unsupported_reasons": [flag.to_json() for flag in self.flags],
-            "invented_citations": self.invented_citations,
-            "retrieved": retrieval["retrieved"],
-            "gate": retrieval["gate"],
-            "refusal_reason": self.refusal_reason,
-            "refusal_detail": self.refusal_detail,
-            "fallback_reason": self.fallback_reason,
-            "answerability": [v.to_json() for v in self.verdicts],
-            "check_note": self.check_note,
-        }
-
-
-OnText = Callable[[str], None]
 
 
 def guide_says(quote: Candidate) -> str:
@@ -151,25 +89,25 @@ def answer_question(
 
     if not retrieval.question:
         emit(REFUSAL)
-        verdict = Verdict("", 0.0, False, {}, "empty question")
-        return Answer("", True, REFUSAL, "extractive", retrieval, refusal_reason="empty question", verdicts=[verdict])
+        verdict = Verdict("", 0.0, False, {}, RefusalReason.EMPTY_QUESTION)
+        return Answer("", True, REFUSAL, "extractive", retrieval, refusal_reason=RefusalReason.EMPTY_QUESTION, verdicts=[verdict])
     evidence = find_evidence(retriever, retrieval)
 
-    def refuse(reason: str, detail: str | None = None) -> Answer:
+    def refuse(reason: RefusalReason, detail: str | None = None) -> Answer:
         emit(REFUSAL)
         return Answer(retrieval.question, True, REFUSAL, "extractive", retrieval, refusal_reason=reason,
                       refusal_detail=detail, verdicts=evidence.verdicts)
 
     if not retrieval.gate.passed:
-        return refuse("gate")
+        return refuse(RefusalReason.GATE)
     if not evidence.answerable:
-        return refuse("answerability", evidence.problem)
+        return refuse(RefusalReason.ANSWERABILITY, evidence.problem)
     fallback = None
-    if generator != "extractive":
+    if generator != Generator.EXTRACTIVE:
         try:
             return generated_answer(retriever, retrieval, model, emit, ollama, evidence.verdicts)
         except OllamaUnavailable as err:
-            if generator == "ollama":  # asked for by name: no quiet substitute
+            if generator == Generator.OLLAMA:  # asked for by name: no quiet substitute
                 raise
             fallback = f"{err}; answered extractively"
     pieces = extractive_text(evidence.quotes, evidence.uncovered)
@@ -179,15 +117,6 @@ def answer_question(
         retrieval.question, False, "".join(pieces), "extractive", retrieval, citations_of(evidence.quotes),
         fallback_reason=fallback, verdicts=evidence.verdicts,
     )
-
-
-class OllamaUnavailable(Exception):
-    """Ollama gave no usable answer (down, slow, no such model, dropped mid-stream, nothing supported):
-    the caller falls back to the extractive answer. `reason` is one short line for the user."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 def generated_answer(
@@ -205,7 +134,7 @@ def generated_answer(
     )
     label = f"ollama:{generated.model}"
     if generated.refused:
-        return Answer(retrieval.question, True, REFUSAL, label, retrieval, refusal_reason="model", verdicts=verdicts)
+        return Answer(retrieval.question, True, REFUSAL, label, retrieval, refusal_reason=RefusalReason.MODEL, verdicts=verdicts)
     if not generated.citations:  # nothing it said is in the guides: not an answer this app gives
         raise OllamaUnavailable(no_support_reason(label, generated.text, retrieval, retriever))
     return Answer(

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from guide_tui.answering import GENERATORS, OllamaUnavailable
+from guide_tui.answers import GENERATORS
+from guide_tui.errors import OllamaUnavailable
 from guide_tui.corpus import Corpus
 from guide_tui.indexes import IndexLoadError
 from guide_tui.paths import BUNDLED_CORPUS, default_index, inside_installed_package, reports_dir, user_index

@@ -331,7 +331,7 @@ def compute_criteria(outcomes: list[Outcome], retriever, section_problems: list 
 
 
 def refusal_is_clean(answer) -> bool:
-    from guide_tui.answering import REFUSAL
+    from guide_tui.answers import REFUSAL
 
     return answer.text == REFUSAL and not answer.citations and not answer.sources()
 

@@ -20,7 +20,7 @@ import httpx
 import ollama
 import pydantic
 
-from guide_tui.answering import Citation
+from guide_tui.answers import Citation
 from guide_tui.claims import Flag, Support
 
 MODEL_ENV = "GUIDE_TUI_GROUNDING_MODEL"  # the one setting that turns the grounding check on

@@ -107,6 +107,10 @@ class LoadedIndex:
         cutoff = self.manifest.get("cutoff")
         return None if cutoff is None else float(cutoff["value"])
 
+    def document_ordinals(self) -> np.ndarray:
+        """The keyword index's document -> chunk ordinal map: as the build stored it, else read from the keyword index."""
+        return self.ordinals if self.ordinals is not None else keyword_ordinals(self.keyword)
+
     @property
     def stale(self) -> bool:
         return any(note.startswith("stale") for note in self.notes)

@@ -23,10 +23,11 @@ import httpx
 import ollama
 import pydantic
 
-from guide_tui.answering import REFUSAL, Citation, OllamaUnavailable, OnText  # OllamaUnavailable: raised here too
+from guide_tui.answers import REFUSAL, Citation, OnText
 from guide_tui.chunking import Chunk
 from guide_tui.claims import Flag, answer_sentences, check_claims, citations_of
 from guide_tui.embedding import Embedder
+from guide_tui.errors import OllamaUnavailable
 from guide_tui.grounding import Grounding, ground
 from guide_tui.retrieval import Hit, Retrieval, clean_question, printable
 

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from guide_tui.asked import asks_for_a_list, FOUND, SOFT_KINDS, WHEN, asked_kinds
 from guide_tui.chunking import Chunk
-from guide_tui.indexes import LoadedIndex, keyword_ordinals
+
+if TYPE_CHECKING:
+    from guide_tui.indexes import LoadedIndex
 
 TOP_K = 5
 MAX_QUERY_TERMS = 64
@@ -232,7 +235,7 @@ class Retriever:
         self.schema = index.keyword.schema
         self.unit_chunk = np.array([u.chunk for u in index.units], dtype=np.int64)
         chunks = index.chunks
-        ordinals = index.ordinals if index.ordinals is not None else keyword_ordinals(index.keyword)
+        ordinals = index.document_ordinals()
         self.ordinal_of = {(segment, doc): ordinal for segment, doc, ordinal in ordinals.tolist()}
         """tantivy's document address -> chunk ordinal, stored by the build rather than read per hit on every question."""
         self.places = place_guides(chunks)

@@ -14,7 +14,7 @@ import pytest
 from conftest import settle, submit_and_go_on, text_of
 from textual.widgets import Input, Static
 
-from guide_tui.answering import REFUSAL, Answer, Citation
+from guide_tui.answers import REFUSAL, Answer, Citation
 from guide_tui.benchmark import Terminal
 from guide_tui.app import EXIT_AFTER_ENV, GuideApp, HitsTable, IndexErrorScreen, answer_content, printable, reflowed, terminal_hung_up
 from guide_tui.claims import Flag

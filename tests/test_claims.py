@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from guide_tui.answering import REFUSAL
+from guide_tui.answers import REFUSAL
 from guide_tui.chunking import sentences
 from guide_tui.claims import answer_sentences, check_claims, cited_files, is_refusal
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from conftest import CLOSED_OLLAMA
-from guide_tui.answering import REFUSAL
+from guide_tui.answers import REFUSAL
 from guide_tui.cli import build_parser, main
 
 BAKERY = "When does the Kestrelford bakery sell out?"

@@ -22,7 +22,8 @@ from rich.console import Console
 from textual import events
 from textual.widgets import Input
 
-from guide_tui.answering import REFUSAL, answer_question
+from guide_tui.answering import answer_question
+from guide_tui.answers import REFUSAL
 from guide_tui.app import GuideApp, HitsTable, IndexErrorScreen
 from guide_tui.cli import main
 from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, CHUNKS, FORMAT_VERSION, MANIFEST, VECTORS, load_index, sha256_file
