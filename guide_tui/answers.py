@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 if TYPE_CHECKING:
     from guide_tui.answerability import Verdict
     from guide_tui.claims import Flag
-    from guide_tui.retrieval import Retrieval
+    from guide_tui.extractive import Evidence
+    from guide_tui.retrieval import Retrieval, Retriever
 
 REFUSAL = "I don't have enough information about that."
 
@@ -91,3 +92,27 @@ class Answer:
             "check_note": self.check_note,
         }
 
+
+@dataclass(frozen=True)
+class Asked:
+    """A question that passed the gate and answerability: everything an answerer may read."""
+
+    retriever: Retriever
+    retrieval: Retrieval  # its chunks within the cutoff are all an answer may use
+    evidence: Evidence  # the sentences the extractive answerer quotes, and answerability's verdicts
+
+    @property
+    def question(self) -> str:
+        return self.retrieval.question
+
+
+class Answerer(Protocol):
+    """Writes the answer to a question that passed the gate and answerability, or raises
+    errors.OllamaUnavailable when it cannot (the caller may then try the next answerer)."""
+
+    def stream(self, asked: Asked, on_text: OnText) -> Answer:
+        """The answer, its pieces passed to on_text as they are written (partial text is discarded on a raise)."""
+        ...
+
+    def answer(self, asked: Asked) -> Answer:
+        return self.stream(asked, lambda piece: None)

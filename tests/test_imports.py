@@ -79,6 +79,6 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def test_the_walker_sees_imports_inside_functions_but_not_type_checking_ones():
     graph = import_graph()
-    assert "guide_tui.ollama_answerer" in graph["guide_tui.answering"]  # imported inside generated_answer
+    assert "guide_tui.ollama_answerer" in graph["guide_tui.answerers"]  # imported inside OllamaAnswerer.stream
     assert graph["guide_tui.answers"] == set()  # its Retrieval and Verdict are for type checking only
     assert graph["guide_tui.errors"] == set()
