@@ -12,7 +12,6 @@ Every piece of text from a guide, a question or a model is shown literally
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import select
 import sys
@@ -36,9 +35,10 @@ from guide_tui.paths import default_index
 from guide_tui.questions import Question, load_questions
 from guide_tui.answerability import shipped_model
 from guide_tui.report import cutoff_row_at, no_hits_message, teacher_cell
+from guide_tui.settings import EXIT_AFTER, environment
 from guide_tui.retrieval import MAX_QUESTION_CHARS, Hit, Retrieval, Retriever, clean_question, printable
 
-EXIT_AFTER_ENV = "GUIDE_TUI_EXIT_AFTER"  # "paint" or "ready": exit once there, for the start-up benchmark
+EXIT_AFTER_ENV = EXIT_AFTER.name  # "paint" or "ready": exit once there, for the start-up benchmark
 QUESTION_SHOWN_CHARS = 300  # a huge question is shown shortened in the answer panel
 
 
@@ -620,7 +620,7 @@ class GuideApp(App):
         self.index_error: IndexLoadError | None = None
         self.run_id = 0
         self.eval: EvalSession | None = None
-        self.exit_after = os.environ.get(EXIT_AFTER_ENV, "")
+        self.exit_after = environment().exit_after
         self.terminal_fd: int | None = None  # run_app sets it: the app quits when that terminal hangs up
         self.compact = False  # fit_layout: a small terminal gets the one-line status
         self.stream: Stream | None = None  # the answer streaming now, if any

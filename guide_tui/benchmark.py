@@ -359,22 +359,15 @@ def ranking_quality(rankings: list[list[str]], expected: list[tuple[str, ...]]) 
 
 def our_rankings(retriever, texts: list[str]) -> dict[str, list[list[str]]]:
     """Full chunk rankings per method, all through the shipped Retriever (repeated texts kept once in each)."""
-    from contextlib import contextmanager
+    from dataclasses import replace
 
     import numpy as np
 
-    from guide_tui import retrieval
+    from guide_tui.retrieval import Retriever
 
-    @contextmanager
-    def knobs(**values):
-        saved = {name: getattr(retrieval, name) for name in values}
-        for name, value in values.items():
-            setattr(retrieval, name, value)
-        try:
-            yield
-        finally:
-            for name, value in saved.items():
-                setattr(retrieval, name, value)
+    def variant(**values) -> Retriever:
+        """The same index retrieved with other fusion settings."""
+        return Retriever(retriever.index, replace(retriever.fusion, **values))
 
     def ids(order) -> list[str]:
         return [retriever.index.chunks[i].chunk_id for i in retriever.distinct([int(i) for i in order])]
@@ -391,10 +384,9 @@ def our_rankings(retriever, texts: list[str]) -> dict[str, list[list[str]]]:
         "keyword only (BM25)": [ids(np.argsort(-retriever.keyword_scores(t), kind="stable")) for t in texts],
         "fused: RRF k=60, no bonuses": [reciprocal_rank_fusion(t) for t in texts],
     }
-    with knobs(REGION_BONUS=0.0, ASKED_VALUE_BONUS=0.0):
-        rows["fused: weighted, no bonuses"] = [ids(retriever.ranking(t)[0]) for t in texts]
-    with knobs(ASKED_VALUE_BONUS=0.0):
-        rows["fused: weighted + region bonus"] = [ids(retriever.ranking(t)[0]) for t in texts]
+    no_bonuses, region_bonus_only = variant(region_bonus=0.0, asked_value_bonus=0.0), variant(asked_value_bonus=0.0)
+    rows["fused: weighted, no bonuses"] = [ids(no_bonuses.ranking(t)[0]) for t in texts]
+    rows["fused: weighted + region bonus"] = [ids(region_bonus_only.ranking(t)[0]) for t in texts]
     rows["fused: shipped (weighted + both bonuses)"] = [ids(retriever.ranking(t)[0]) for t in texts]
     return rows
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -12,6 +11,8 @@ from typing import Callable
 import numpy as np
 
 from guide_tui.paths import BUNDLED_MODEL
+from guide_tui.settings import environment
+
 MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 
 
@@ -21,7 +22,7 @@ class ModelError(Exception):
 
 def model_dir() -> Path:
     """The bundled model folder, or GUIDE_TUI_MODEL when set."""
-    return Path(os.environ.get("GUIDE_TUI_MODEL", BUNDLED_MODEL))
+    return environment().embedding_model or BUNDLED_MODEL
 
 
 def folder_sha256(folder: Path) -> str:
@@ -70,7 +71,6 @@ class Embedder:
                 f"embedding model missing from {self.folder} ({', '.join(missing)} not found); "
                 "restore index/model from git or rebuild it with `python -m guide_tui.distill`"
             )
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         try:
             self.model = load_static_model(self.folder)
         except Exception as err:  # a truncated or foreign file: say which folder, not a traceback

@@ -423,6 +423,7 @@ def evaluate(
         if unknown:
             warnings.append(f"question {question.id} expects {', '.join(unknown)}, not a chunk of this index (a label typo?)")
     settings = describe_settings(index, questions_path, question_set, runs, generator, model, now, outcomes, seconds, command)
+    settings |= run_settings(retriever)
     fell_back = sum(settings["fallbacks"].values())
     if fell_back:
         reasons = "; ".join(settings["fallbacks"])
@@ -518,6 +519,7 @@ def markdown_report(evaluation: Evaluation, comparison: list[tuple] | None, comp
         ("index", f"{s['index']} built {s['index_built_at']}: {counts.get('guides')} guides, {counts.get('chunks')} chunks, {counts.get('sentences')} sentence vectors"),
         ("embedding model sha256", s["model_sha256"]),
         ("cutoff", "none (gate passes everything)" if s["cutoff"] is None else f"{s['cutoff']:.4f}"),
+        ("knobs", settings_line(s)),
         ("index notes", "; ".join(s["index_notes"]) or "none"),
         ("git commit", s["git_commit"] or "unknown"),
         ("python", s["python"]),
@@ -705,7 +707,6 @@ TRAVELLER_TARGETS = {"right": 0.85, "wrongly_refused": 0.03, "handled": 0.89, "r
 def traveller_eval(args: argparse.Namespace, now: datetime) -> int:
     """eval over a JSON Lines question file: shared/eval/score.py's table, for all questions and for the
     odd and even ids apart (the two cross-validation halves), written to a dated report."""
-    from guide_tui.answerability import shipped_model
     from guide_tui.report import open_retriever
     from guide_tui.scoring import first_headings, load_traveller_questions, score, score_table
 
@@ -743,14 +744,12 @@ def traveller_eval(args: argparse.Namespace, now: datetime) -> int:
         name for name, value in figures.items()
         if value is not None and (value > TRAVELLER_TARGETS[name] if name == "wrongly_refused" else value < TRAVELLER_TARGETS[name])
     ]
-    model = shipped_model()
     settings = {
         "command": command_line(args),
         "index": str(retriever.index.folder),
         "questions": str(args.questions),
         "generator": args.generator,
-        "retrieval": retrieval_settings(),
-        "answerability": {"threshold": model.threshold, "fitted_on": model.fitted_on},
+        **run_settings(retriever),
         "seconds": round(seconds, 1),
     }
     lines = [f"# guide-tui eval: {args.questions} ({now:%Y-%m-%d %H:%M})", "", "```", json.dumps(settings, indent=2), "```", ""]
@@ -776,16 +775,27 @@ def traveller_eval(args: argparse.Namespace, now: datetime) -> int:
         print(f"{label}:\n{table}\n")
     for name in missed:
         print(f"MISSED: {name} {figures[name]:.3f} (target {TRAVELLER_TARGETS[name]})")
+    print(settings_line(settings))
     print(f"report: {path}")
     return 1 if missed else 0
 
 
-def retrieval_settings() -> dict:
-    """The retrieval knobs a report was made with."""
-    from guide_tui import retrieval
+def run_settings(retriever) -> dict:
+    """The knobs a report's answers were made with: retrieval's fusion settings and the answerability model's cut."""
+    from guide_tui.answerability import shipped_model
+    from guide_tui.retrieval import TOP_K
 
-    names = ("TOP_K", "VECTOR_WEIGHT", "REGION_BONUS", "ASKED_VALUE_BONUS", "TEACHER_POOL", "TEACHER_WEIGHT")
-    return {name.lower(): getattr(retrieval, name) for name in names}
+    model = shipped_model()
+    return {
+        "retrieval": {"top_k": TOP_K, **retriever.fusion.to_json()},
+        "answerability": {"threshold": model.threshold, "fitted_on": model.fitted_on},
+    }
+
+
+def settings_line(settings: dict) -> str:
+    """run_settings in one line, for the command's output and the report's settings table."""
+    retrieval = ", ".join(f"{name} {value:g}" for name, value in settings["retrieval"].items())
+    return f"retrieval: {retrieval}; answerability threshold {settings['answerability']['threshold']:g}"
 
 
 def command_line(args: argparse.Namespace) -> str:
@@ -827,4 +837,5 @@ def print_summary(evaluation: Evaluation, comparison: list[tuple] | None, path: 
             measured = evaluation.overall[target["criterion"]]
             counts = f" ({measured.count} of {measured.total})" if measured.total else ""
             console.print(f"target missed: {target['name']} {sign} {target['target']:g}, measured {measured.value:.4f}{counts}", markup=False)
+    console.print(settings_line(evaluation.settings), markup=False)
     console.print(f"report: {path}", markup=False)

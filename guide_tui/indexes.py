@@ -32,6 +32,7 @@ from guide_tui.analysis import ANALYSIS_FILES, SentenceAnalysis, analyse, load_a
 from guide_tui.chunking import CHUNKER_VERSION, Chunk, chunk_corpus, sentences
 from guide_tui.corpus import Corpus, CorpusError, file_stats, hash_files, load_corpus, sha256_file
 from guide_tui.embedding import Embedder, ModelError
+from guide_tui.settings import FusionSettings, environment
 from guide_tui.paths import BUNDLED_CORPUS, BUNDLED_INDEX, default_index  # noqa: F401 (the bundled folders are imported from here too)
 from guide_tui.staging import WriteSteps, new_locked_folder, remove_abandoned, replace_folder, restore_interrupted_swap
 
@@ -202,8 +203,7 @@ def keyword_ordinals(keyword) -> np.ndarray:
 
 def timestamp() -> str:
     """Now, in UTC; SOURCE_DATE_EPOCH (the reproducible-builds convention) fixes it, so a rebuild can be byte-identical."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(epoch) if epoch.isdigit() else None))
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(environment().source_date_epoch))
 
 
 def make_manifest(
@@ -223,6 +223,7 @@ def make_manifest(
         "libraries": {name: version(name) for name in LIBRARIES},
         "counts": {"guides": len(corpus.guides), "chunks": len(chunks), "sentences": len(units)},
         "cutoff": cutoff,
+        "fusion": FusionSettings().to_json(),  # the retrieval settings the cutoff was calibrated beside
     }
 
 

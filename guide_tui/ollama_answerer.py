@@ -11,8 +11,6 @@ between two streamed lines, including the wait for the first token).
 from __future__ import annotations
 
 import json
-import math
-import os
 import queue
 import re
 import threading
@@ -30,13 +28,10 @@ from guide_tui.embedding import Embedder
 from guide_tui.errors import OllamaUnavailable
 from guide_tui.grounding import Grounding, ground
 from guide_tui.retrieval import Hit, Retrieval, clean_question, printable
+from guide_tui.settings import environment
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "llama3.2"
-MODEL_ENV = "GUIDE_TUI_OLLAMA_MODEL"
-TIMEOUT_ENV = "GUIDE_TUI_OLLAMA_TIMEOUT"  # seconds of silence allowed mid-answer (slow machines raise it)
-FIRST_TOKEN_TIMEOUT_ENV = "GUIDE_TUI_OLLAMA_FIRST_TOKEN_TIMEOUT"  # seconds to wait for the first token (loading the model)
-KEEP_ALIVE_ENV = "GUIDE_TUI_OLLAMA_KEEP_ALIVE"  # how long Ollama keeps the model loaded after an answer ("10m", "-1")
 OPTIONS = {"temperature": 0, "seed": 42}  # the same prompt gets the same answer: eval runs are reproducible
 
 INSTRUCTIONS = f"""You answer questions about trips in one region, using ONLY the travel guide documents you are given.
@@ -62,18 +57,11 @@ class Timeouts:
     def from_env(cls) -> Timeouts:
         """Defaults, with each timeout from its variable (GUIDE_TUI_OLLAMA_TIMEOUT, _FIRST_TOKEN_TIMEOUT) when it is
         a positive number, and keep_alive from GUIDE_TUI_OLLAMA_KEEP_ALIVE."""
-        read, first = (seconds_from_env(name) for name in (TIMEOUT_ENV, FIRST_TOKEN_TIMEOUT_ENV))
+        env = environment()
         return cls(
-            read=read or cls.read, first_token=first or cls.first_token, keep_alive=os.environ.get(KEEP_ALIVE_ENV) or None
+            read=env.ollama_timeout or cls.read, first_token=env.ollama_first_token_timeout or cls.first_token,
+            keep_alive=env.ollama_keep_alive,
         )
-
-
-def seconds_from_env(name: str) -> float | None:
-    try:
-        seconds = float(os.environ.get(name, ""))
-    except ValueError:
-        return None
-    return seconds if 0 < seconds < math.inf else None
 
 
 def parts_within(stream, timeouts: Timeouts):
@@ -134,7 +122,7 @@ def resolve_host(host: str | None = None) -> str:
     """The base URL the ollama client will use: `host`, else OLLAMA_HOST, else the local default."""
     from ollama._client import _parse_host  # the client's own parsing, so messages name the URL it really uses
 
-    raw = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
+    raw = host or environment().ollama_host or DEFAULT_HOST
     try:
         url = _parse_host(raw)
     except ValueError as err:
@@ -145,7 +133,7 @@ def resolve_host(host: str | None = None) -> str:
 
 
 def resolve_model(model: str | None = None) -> str:
-    return model or os.environ.get(MODEL_ENV) or DEFAULT_MODEL
+    return model or environment().ollama_model or DEFAULT_MODEL
 
 
 def build_prompt(retrieval: Retrieval, question: str) -> list[dict]:

@@ -24,6 +24,7 @@ import numpy as np
 
 from guide_tui.asked import asks_for_a_list, FOUND, SOFT_KINDS, WHEN, asked_kinds
 from guide_tui.chunking import Chunk
+from guide_tui.settings import FusionSettings
 
 if TYPE_CHECKING:
     from guide_tui.indexes import LoadedIndex
@@ -31,19 +32,6 @@ if TYPE_CHECKING:
 TOP_K = 5
 MAX_QUERY_TERMS = 64
 MAX_QUESTION_CHARS = 2000  # beyond this a question is truncated before embedding and analysis
-
-# The fusion knobs, measured on the "tune" questions only (python -m guide_tui.benchmark retrieval).
-VECTOR_WEIGHT = 0.7
-"""Share of the fused score from vector similarity; BM25 gets the rest. The vectors know that
-"shut" and "close" mean one thing, BM25 knows that "Verrill" is rare: 0.5-0.7 is a plateau,
-0.9 loses 6 rank-1 hits, 0.4 loses 1."""
-REGION_BONUS = 0.1
-"""Added to chunks of the region-wide guides (eating, walking, seasons...) when the question
-names no town: "which town is easiest in a wheelchair?" is a question about the region."""
-ASKED_VALUE_BONUS = 0.1
-"""Added to chunks that contain the kind of value the question asks for ("what time" -> a clock
-time, "how much" -> a price): within one town's guide several sections mention the farm shop,
-one says when it shuts."""
 
 EXACT_SEARCH_MAX = 10_000
 """Up to this many sentences a question's vector is compared with every one (exact); above, the HNSW
@@ -56,16 +44,8 @@ KEYWORD_CANDIDATES = 2_000
 """How many chunks BM25 scores at most (the best): reading every hit costs ~10 us each, 0.9 s a question at
 84,000 chunks; the rest count as matching no term, which only the fused score's scale notices."""
 
-TEACHER_POOL = 20
-"""How many chunks, best first by the fused score, the teacher model re-scores (the second stage)."""
-TEACHER_WEIGHT = 1.5
-"""Added to a pooled chunk's fused score times its best sentence's teacher similarity, scaled to 0..1
-over the pool: the teacher (all-MiniLM-L6-v2) reads word order and phrasing the static vectors cannot
-("how many people live there" ~ "a village of 300"). Chosen on the project's questions and the odd half
-of the dev set (benchmarks/retrieval.py)."""
-
 VALUE_KINDS = [kind for kind in FOUND if kind not in SOFT_KINDS]
-"""Kinds of value (asked.FOUND) that earn ASKED_VALUE_BONUS: a chunk gets it when its body holds the
+"""Kinds of value (asked.FOUND) that earn FusionSettings.asked_value_bonus: a chunk gets it when its body holds the
 first kind (the main reading) of a group the question asks for, "when"'s group aside. 60 of the 84
 chunks hold a time, day, month or year, and a bonus for "how long"'s distances too put a route's
 mileage above its train time (rank-1 0.879, not 0.889). Places have no pattern; reasons are said in
@@ -162,7 +142,7 @@ def place_guides(chunks: list[Chunk]) -> dict[str, str]:
 
 
 def chunk_value_kinds(chunks: list[Chunk], towns: TownNames) -> np.ndarray:
-    """Per chunk and VALUE_KINDS kind: whether its body holds a value of that kind (for ASKED_VALUE_BONUS).
+    """Per chunk and VALUE_KINDS kind: whether its body holds a value of that kind (for FusionSettings.asked_value_bonus).
     Searched with town names masked, so bodies alike but for their towns (a region's copies) are searched once."""
     found: dict[str, list[bool]] = {}
     rows = []
@@ -228,8 +208,9 @@ class TownNames:
 
 
 class Retriever:
-    def __init__(self, index: LoadedIndex) -> None:
+    def __init__(self, index: LoadedIndex, fusion: FusionSettings = FusionSettings()) -> None:
         self.index = index
+        self.fusion = fusion
         self.analyzer = query_analyzer()
         self.searcher = index.keyword.searcher()
         self.schema = index.keyword.schema
@@ -341,23 +322,24 @@ class Retriever:
         return vectors.search(vector, VECTOR_CANDIDATES, threads=1)
 
     def bonuses(self, question: str) -> np.ndarray:
-        """REGION_BONUS and ASKED_VALUE_BONUS per chunk (see their docstrings)."""
+        """FusionSettings.region_bonus and .asked_value_bonus per chunk (see their docstrings)."""
         bonus = np.zeros(len(self.index.chunks))
         if not self.towns_in(question):
-            bonus[self.region_wide] += REGION_BONUS
+            bonus[self.region_wide] += self.fusion.region_bonus
         main_readings = [group[0] for group in asked_kinds(question) if group != WHEN]
         wanted = [VALUE_KINDS.index(kind) for kind in main_readings if kind in VALUE_KINDS]
         if wanted:
-            bonus[self.holds_kind[:, wanted].any(axis=1)] += ASKED_VALUE_BONUS
+            bonus[self.holds_kind[:, wanted].any(axis=1)] += self.fusion.asked_value_bonus
         return bonus
 
     def fused_scores(self, question: str, distances: np.ndarray, keyword: np.ndarray) -> np.ndarray:
-        """VECTOR_WEIGHT * similarity scaled to 0..1 over all chunks + the rest * BM25 / best BM25 + bonuses."""
+        """vector_weight * similarity scaled to 0..1 over all chunks + the rest * BM25 / best BM25 + bonuses."""
         similarity = 1.0 - distances
         spread = similarity.max() - similarity.min()
         vector_part = (similarity - similarity.min()) / spread if spread > 0 else np.zeros_like(similarity)
         keyword_part = keyword / keyword.max() if keyword.max() > 0 else keyword
-        return VECTOR_WEIGHT * vector_part + (1 - VECTOR_WEIGHT) * keyword_part + self.bonuses(question)
+        weight = self.fusion.vector_weight
+        return weight * vector_part + (1 - weight) * keyword_part + self.bonuses(question)
 
     def ranking(self, question: str) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[int, float], np.ndarray | None]:
         """Every chunk ordinal best first (repeated texts left out), with the arrays behind the order:
@@ -373,16 +355,16 @@ class Retriever:
         if teacher is None:
             return order, distances, keyword, fused, best_unit, {}, None
         question_vector = teacher.encode([question])[0]
-        pool = order[:TEACHER_POOL]
+        pool = order[: self.fusion.teacher_pool]
         similarity = self.teacher_similarities(question_vector, pool)
         if asks_for_a_list(question):  # a list is usually a whole section: "What to see", "Eat and drink"
             similarity = np.maximum(similarity, self.heading_similarities(question_vector, pool))
         spread = similarity.max() - similarity.min() if len(pool) else 0.0
         scaled = (similarity - similarity.min()) / spread if spread > 0 else np.zeros_like(similarity)
         fused = fused.copy()
-        fused[pool] += TEACHER_WEIGHT * scaled
+        fused[pool] += self.fusion.teacher_weight * scaled
         pool = sorted(pool, key=lambda i: (-fused[i], distances[i], i))
-        return pool + order[TEACHER_POOL:], distances, keyword, fused, best_unit, dict(zip(order[:TEACHER_POOL], similarity)), question_vector
+        return pool + order[len(pool) :], distances, keyword, fused, best_unit, dict(zip(order[: len(pool)], similarity)), question_vector
 
     def distinct(self, order: list[int]) -> list[int]:
         """The order with every text repeated word for word in several guides kept once, at its best copy."""
