@@ -14,17 +14,12 @@ import re
 from dataclasses import dataclass, replace
 
 from guide_tui.asked import MONTH_NAMES, WEEKDAY_NAMES
+from guide_tui.number_words import SCALES, TENS, UNITS, alternatives
 
-UNITS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-    "seventeen": 17, "eighteen": 18, "nineteen": 19,
-}  # fmt: skip
-TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
 FRACTIONS = {"half": 0.5, "a third": 1 / 3, "a quarter": 0.25, "twice": 2.0, "double": 2.0, "two times": 2.0, "three times": 3.0}
 
-WORD_NUMBER = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{'|'.join(k for k in UNITS if k != 'zero')}))?|{'|'.join(UNITS)}|a dozen|dozen)"
+WORD_NUMBER = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{alternatives(k for k in UNITS if k != 'zero')}))?|{alternatives(UNITS)}|a dozen|dozen)"
 NUMBER = rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?|{WORD_NUMBER}(?:[- ](?:hundred|thousand))?|a hundred|a thousand)"
 """A number in digits or words: 12, 12,000, 1.5, fifty, thirty-five, two hundred."""
 SOME = rf"(?:{NUMBER}|an?|one)"  # "an hour", "a day"
@@ -126,8 +121,8 @@ def number(text: str) -> float:
         return 12.0
     total, scale = 0.0, 1.0
     words = re.split(r"[- ]+", text)
-    if words[-1] in ("hundred", "thousand"):
-        scale = 100.0 if words[-1] == "hundred" else 1000.0
+    if words[-1] in SCALES:
+        scale = float(SCALES[words[-1]])
         words = words[:-1] or ["one"]
     for word in words:
         total += UNITS.get(word, TENS.get(word, 1 if word == "a" else 0))
@@ -255,7 +250,7 @@ HINTS = {
     "day": re.compile(r"day|daily|week|night|evening|mon|tue|wed|thu|fri|sat|sun"),
     "clock": re.compile(r"\d|noon|midday|midnight|dusk|dawn|sun|nightfall|dark|morning|afternoon|evening|night|lunch|all day|past|quarter"),
     "ordinal": re.compile(r"second|third|fourth|fifth|sixth|seventh|eighth|\d(?:st|nd|rd|th)"),
-    "count": re.compile(r"\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|dozen|hundred|thousand|once|twice"),
+    "count": re.compile("|".join([r"\d", *(w for w, n in UNITS.items() if 0 < n < 13), "teen", *TENS, "dozen", *SCALES, "once", "twice"])),
 }
 """Words every match of a pattern contains: a sentence without them is not searched (the patterns are slow)."""
 

@@ -155,7 +155,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
     refuse_installed_package(args.out, f"build your own index with `guide-tui index` (it goes to {user_index()}) or choose another --out")
     try:  # read first: a build that cannot be calibrated is not swapped in
-        questions = load_questions().questions
+        question_set = load_questions()
     except (OSError, ValueError) as err:
         print(f"guide-tui: cannot read the labelled questions, so no cutoff can be calibrated: {err}; nothing was built ({args.out} is as it was)", file=sys.stderr)
         return 1
@@ -170,7 +170,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
         manifest, corpus = build_index(
             args.corpus, args.out, embedder=embedder, progress=report, with_teacher=args.teacher,
-            calibrate=lambda folder: calibration_record(folder, questions, embedder),
+            calibrate=lambda folder: calibration_record(folder, question_set, embedder),
         )
     print_corpus_warnings(corpus)
     counts = manifest["counts"]

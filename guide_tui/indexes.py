@@ -539,7 +539,7 @@ def load_index(folder: Path | None = None, embedder: Embedder | None = None, reb
             loaded.notes.append(f"{note}; {rebuild_hint(folder, corpus_dir)}")
             return loaded
         try:
-            loaded = build_in_memory(corpus_dir, embedder, manifest.get("cutoff"), with_teacher=bool(manifest.get("teacher")))
+            loaded = build_in_memory(corpus_dir, folder, embedder, manifest.get("cutoff"), with_teacher=bool(manifest.get("teacher")))
         except CorpusError as err:
             raise IndexLoadError(f"{note}, and the corpus cannot be read: {err}; fix or restore the guides in {corpus_dir}") from err
         loaded.notes.append(f"{note}; rebuilt in memory for this session ({rebuild_hint(folder, corpus_dir)} to save it)")
@@ -579,15 +579,19 @@ def describe_changes(built: dict[str, str], now: dict[str, str]) -> str:
     return "; ".join(parts)
 
 
-def build_in_memory(corpus_dir: Path, embedder: Embedder, cutoff: dict | None = None, with_teacher: bool = True) -> LoadedIndex:
-    """The same index as build_index, held in memory: for stale or read-only situations."""
+def build_in_memory(
+    corpus_dir: Path, folder: Path, embedder: Embedder, cutoff: dict | None = None, with_teacher: bool = True
+) -> LoadedIndex:
+    """The same index as build_index, held in memory in place of the one in `folder` (its folder and its manifest's
+    corpus path are that index's, so whatever finds the guides from an index finds them from this one too)."""
     corpus = load_corpus(corpus_dir)
     chunks = chunk_corpus(corpus)
     units = chunk_units(chunks)
     teacher = load_teacher(with_teacher)
-    manifest = make_manifest(corpus, corpus_dir, chunks, units, embedder, cutoff, teacher) | {"in_memory": True}
+    corpus_path = Path(corpus_path_for_manifest(corpus_dir, folder))
+    manifest = make_manifest(corpus, corpus_path, chunks, units, embedder, cutoff, teacher) | {"in_memory": True}
     return LoadedIndex(
-        corpus_dir, manifest, chunks, units, build_vectors(units, embedder), build_keyword(chunks, None), embedder,
+        folder, manifest, chunks, units, build_vectors(units, embedder), build_keyword(chunks, None), embedder,
         teacher_vectors=None if teacher is None else build_teacher_vectors(units, teacher),
     )
 
