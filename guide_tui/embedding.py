@@ -42,7 +42,7 @@ def model_sha256(folder: Path) -> str:
 def load_static_model(folder: Path):
     """The model2vec StaticModel from its three files, built as StaticModel.from_pretrained builds a
     plain (unquantised) model but without importing model2vec's hub code: that import alone was a
-    third of a cold `guide-tui ask` (python -m guide_tui.benchmark cold)."""
+    third of a cold `guide-tui ask` (benchmarks/benchmark.py cold)."""
     import json
 
     from model2vec import StaticModel

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 from conftest import settle, submit_and_go_on, text_of
+from terminal import Terminal
 from textual.widgets import Input, Static
 
 from guide_tui.answers import REFUSAL, Answer, Citation
-from guide_tui.benchmark import Terminal
 from guide_tui.app import EXIT_AFTER_ENV, GuideApp, HitsTable, IndexErrorScreen, answer_content, printable, reflowed, terminal_hung_up
 from guide_tui.claims import Flag
 from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, MANIFEST

@@ -8,7 +8,6 @@ from guide_tui.settings import VARIABLES, Environment, FusionSettings
 
 PACKAGE = Path(guide_tui.__file__).parent
 SETS_PROCESS_DEFAULTS = {"__init__.py", "distill.py"}  # set library variables before their libraries are imported
-BENCHMARK = {"benchmark.py"}  # leaves the package next
 
 
 def environment_uses(path: Path) -> list[int]:
@@ -25,7 +24,7 @@ def test_only_settings_reads_the_environment():
     readers = {
         str(path.relative_to(PACKAGE)): lines
         for path in PACKAGE.rglob("*.py")
-        if path.name not in SETS_PROCESS_DEFAULTS | BENCHMARK and path.name != "settings.py" and (lines := environment_uses(path))
+        if path.name not in SETS_PROCESS_DEFAULTS and path.name != "settings.py" and (lines := environment_uses(path))
     }
     assert readers == {}
 

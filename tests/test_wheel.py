@@ -18,10 +18,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
-from guide_tui.benchmark import Terminal
-
 from conftest import CLOSED_OLLAMA, ROOT, USER_FOLDERS
+from terminal import Terminal
 
 pytestmark = pytest.mark.slow
 
