@@ -33,6 +33,7 @@ REPO_ROOT = CHECKOUT or PACKAGE.parent  # where guide_tui is imported from: the 
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCHMARKS.parent / "tests"))
 from terminal import Terminal  # noqa: E402 (the app tests' pseudo-terminal, shared)
+
 SECTIONS: dict[str, tuple[Callable[[], None], str]] = {}
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from guide_tui.answers import Answer, Answerer, Asked, Citation, Generator, OnText, RefusalReason, REFUSAL
+from guide_tui.answers import REFUSAL, Answer, Answerer, Asked, Citation, Generator, OnText, RefusalReason
 from guide_tui.errors import OllamaUnavailable
 from guide_tui.extractive import Candidate
 from guide_tui.retrieval import Retrieval, Retriever

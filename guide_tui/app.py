@@ -29,14 +29,14 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from guide_tui.answerability import shipped_model
 from guide_tui.answering import REFUSAL, Answer, answer_question
 from guide_tui.indexes import IndexLoadError, LoadedIndex, check_built_from, load_index, rebuild_hint, require_cutoff
 from guide_tui.paths import default_index
 from guide_tui.questions import Question, load_questions
-from guide_tui.answerability import shipped_model
 from guide_tui.report import cutoff_row_at, no_hits_message, teacher_cell
-from guide_tui.settings import EXIT_AFTER, environment
 from guide_tui.retrieval import MAX_QUESTION_CHARS, Hit, Retrieval, Retriever, clean_question, printable
+from guide_tui.settings import EXIT_AFTER, environment
 
 EXIT_AFTER_ENV = EXIT_AFTER.name  # "paint" or "ready": exit once there, for the start-up benchmark
 QUESTION_SHOWN_CHARS = 300  # a huge question is shown shortened in the answer panel

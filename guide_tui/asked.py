@@ -165,7 +165,8 @@ LIST_CUE = _pattern(
     r"\b(?:what|which)\s+(?:are\s+|were\s+)?(?:the\s+|some\s+|any\s+)?(?:\w+\s+)?(?:things|sights|places|options|attractions|walks|towns|villages|streets|pubs"
     r"|cafes|cafés|restaurants|activities|spots|ways|sites|museums|hotels|beaches|routes|parts|areas)\b"
     r"|\bwhat(?:'s|’s| is| else is)? there to\b|\bworth (?:seeing|doing|visiting)\b|\bhighlights?\b|\bmain sights\b"
-    r"|\bwhat (?:can|could|should) (?:i|we|you|one) (?:do|see|visit)\b|\blist\b|\b(?:things|places) to (?:do|see|visit|eat|stay)\b|\bwhat to (?:do|see)\b|\bwhat .{0,40}s\s+are there\b"
+    r"|\bwhat (?:can|could|should) (?:i|we|you|one) (?:do|see|visit)\b|\blist\b|\b(?:things|places) to (?:do|see|visit|eat|stay)\b"
+    r"|\bwhat to (?:do|see)\b|\bwhat .{0,40}s\s+are there\b"
 )
 
 

@@ -93,7 +93,9 @@ def is_negator(word: str) -> bool:
     return word in NEGATORS or word.endswith("n't")
 
 
-ANY_NEGATOR = re.compile(rf"(?<![a-z0-9£'-])(?:{'|'.join(sorted(NEGATORS, key=len, reverse=True))})(?![a-z0-9'-])|[a-z]+n't(?![a-z])|{NEGATING_PHRASES.pattern}")
+ANY_NEGATOR = re.compile(
+    rf"(?<![a-z0-9£'-])(?:{'|'.join(sorted(NEGATORS, key=len, reverse=True))})(?![a-z0-9'-])|[a-z]+n't(?![a-z])|{NEGATING_PHRASES.pattern}"
+)
 """Every negator in one search (most clauses have none): the words of NEGATORS as whole words, "n't", the phrases."""
 
 

@@ -26,7 +26,10 @@ SOME = rf"(?:{NUMBER}|an?|one)"  # "an hour", "a day"
 
 # unit word -> (kind, factor to the kind's base unit: minutes for durations, metres for distances)
 DURATION_UNITS = {"minute": 1, "min": 1, "hour": 60, "hr": 60, "day": 1440, "night": 1440, "week": 10080, "month": 43800, "year": 525600}
-DISTANCE_UNITS = {"mile": 1609.0, "metre": 1.0, "meter": 1.0, "m": 1.0, "km": 1000.0, "kilometre": 1000.0, "kilometer": 1000.0, "yard": 0.9144, "foot": 0.3048, "feet": 0.3048}
+DISTANCE_UNITS = {
+    "mile": 1609.0, "metre": 1.0, "meter": 1.0, "m": 1.0, "km": 1000.0, "kilometre": 1000.0, "kilometer": 1000.0, "yard": 0.9144,
+    "foot": 0.3048, "feet": 0.3048,
+}  # fmt: skip
 DISTANCE_TOLERANCE = 0.1  # "about 10 km" restates "six miles"
 HEDGE = 0.25  # how far "just under" / "nearly" / "just over" may be from the amount it names
 HEDGED = re.compile(r"(?:just|a little|a bit|slightly) (under|over|less than|more than)\s*$|(nearly|almost)\s*$")
@@ -46,8 +49,14 @@ PARTS_OF_DAY = {  # minutes after midnight, as (start, end) spans
 }  # fmt: skip
 """Night is left out: "other nights", "two nights", "weeknights" seldom mean a time of day."""
 NAMED_TIMES = {"noon": 720, "midday": 720, "midnight": 0}
-SYMBOLIC_TIMES = {"all day": "all day", "all night": "all night", "dusk": "dusk", "sunset": "dusk", "nightfall": "dusk", "dark": "dusk", "dawn": "dawn", "sunrise": "dawn", "first light": "dawn"}
-FREE = r"(?<![\w-])free(?![\w-])(?! of (?:steps|traffic|crowds))|costs? nothing|(?:at|for) no (?:cost|charge)|no charge|free of charge|for nothing|without charge|(?:doesn't|does not|won't) cost (?:anything|a penny)"
+SYMBOLIC_TIMES = {
+    "all day": "all day", "all night": "all night", "dusk": "dusk", "sunset": "dusk", "nightfall": "dusk", "dark": "dusk", "dawn": "dawn",
+    "sunrise": "dawn", "first light": "dawn",
+}  # fmt: skip
+FREE = (
+    r"(?<![\w-])free(?![\w-])(?! of (?:steps|traffic|crowds))|costs? nothing|(?:at|for) no (?:cost|charge)|no charge|free of charge"
+    r"|for nothing|without charge|(?:doesn't|does not|won't) cost (?:anything|a penny)"
+)
 CHARGED = (
     r"\bmetered\b|\bexpensive\b|\bpricey\b|\bcostly\b|\boverpriced\b|\b(?:an? )?(?:small |entry |entrance |admission )?fee\b"
     r"|\bcharges? (?:for )?(?:entry|entrance|admission|visitors)\b|\bpay to (?:enter|get in|go in|visit|climb)\b|\bnot free\b"
@@ -200,12 +209,16 @@ def month_set(text: str) -> tuple[frozenset[int], bool]:
 # ---------------------------------------------------------------- reading values out of a sentence
 
 
-NOT_AFTER_HOUR = r"(?![:.]?\d)(?!\s?(?:am|pm|a\.m|p\.m))(?!\s*(?:minutes?|mins?|hours?|miles?|metres?|km|days?|nights?|weeks?|years?|%|times|people|cars|beds|[a-z]+s\b))"
+NOT_AFTER_HOUR = (
+    r"(?![:.]?\d)(?!\s?(?:am|pm|a\.m|p\.m))"
+    r"(?!\s*(?:minutes?|mins?|hours?|miles?|metres?|km|days?|nights?|weeks?|years?|%|times|people|cars|beds|[a-z]+s\b))"
+)
 HOUR = r"\d{1,2}(?:[:.]\d{2})?"
 MERIDIEM = r"\s?(?:am|pm|a\.m\.|p\.m\.)"
 PATTERNS: list[tuple[str, re.Pattern]] = [
     # order matters: an earlier pattern's span is not read again by a later one
-    ("clock", re.compile(rf"\b(?:half past|(?:a )?quarter (?:past|to)) (?:{NUMBER}|\d{{1,2}})\b(?:{MERIDIEM}| (?:in the (?:morning|afternoon|evening)|at night))?")),
+    ("clock", re.compile(rf"\b(?:half past|(?:a )?quarter (?:past|to)) (?:{NUMBER}|\d{{1,2}})\b"
+        rf"(?:{MERIDIEM}| (?:in the (?:morning|afternoon|evening)|at night))?")),
     ("price", re.compile(rf"£\s?\d+(?:\.\d{{2}})?|\b(?:\d+(?:\.\d{{2}})?|{NUMBER}) (?:pounds?|quid|pence)\b|\b\d+p\b|{FREE}|{CHARGED}")),
     ("year", re.compile(
         r"\b(?:1[0-9]|20)\d0s\b|\b(?:1[0-9]|20)\d\d\b(?!\s*(?:pounds|people|residents|cars|metres|miles|beds))"
@@ -221,11 +234,14 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"\b(?:an? )?(?:hour and an? half|hour and (?:{NUMBER}) minutes?)\b|\b(?:{NUMBER}) and a half hours?\b"
         rf"|\b(?:an? )?quarter (?:of an hour|hour)\b|\bhalf an hour\b|\bhalf[- ]hour(?:ly)?\b|\bhalf a day\b"
         rf"|\b(?:every|each) (?:(?:{NUMBER}) )?(?:hours?|minutes?)\b|\b(?:two-|three-)?hourly\b|\bon the hour\b|\bonce an hour\b"
-        rf"|\b(?:{NUMBER})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| extra| further)?[- ](?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b'?"
+        rf"|\b(?:{NUMBER})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| extra| further)?"
+        rf"[- ](?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b'?"
         rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|month|year)\b"
     )),
-    ("ratio", re.compile(r"\b(?:a third|a quarter|half|twice|double|two times|three times)\b(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year))(?! (?:a|an|per) )")),
-    ("distance", re.compile(rf"\b(?:{SOME})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)\b")),
+    ("ratio", re.compile(r"\b(?:a third|a quarter|half|twice|double|two times|three times)\b"
+        r"(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year))(?! (?:a|an|per) )")),
+    ("distance", re.compile(rf"\b(?:{SOME})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?"
+        rf"[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)\b")),
     ("month", re.compile(rf"\b(?:between |from )?{MONTH_NAME}(?:{LINK}|\s+and\s+){MONTH_NAME}\b|\b{MONTH_NAME}\b|\b(?:{ALL_YEAR})\b")),
     ("clock", re.compile(
         rf"\b{HOUR}{MERIDIEM}|\b\d{{1,2}}:\d{{2}}\b"
@@ -403,7 +419,7 @@ def clock_values(lowered: str, written: str, start: int) -> list[Value]:
         meridiem = "am" if said.group(1) == "morning" or (said.group(1) is None and hour == 12) else "pm"
         return [Value("clock", written, clock(hour, minute, meridiem), start)]
     values = [Value("clock", name, ((NAMED_TIMES[name],) * 2,), start + lowered.find(name)) for name in ("noon", "midday") if name in lowered]
-    for time in re.finditer(rf"(\d{{1,2}})(?:[:.](\d{{2}}))?\s?(am|pm|a\.m\.|p\.m\.)?", lowered):
+    for time in re.finditer(r"(\d{1,2})(?:[:.](\d{2}))?\s?(am|pm|a\.m\.|p\.m\.)?", lowered):
         hour, minute, meridiem = int(time.group(1)), int(time.group(2) or 0), time.group(3)
         if hour > 24 or minute > 59:
             return []

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from guide_tui.answers import GENERATORS
-from guide_tui.errors import OllamaUnavailable
 from guide_tui.corpus import Corpus
+from guide_tui.errors import OllamaUnavailable
 from guide_tui.indexes import IndexLoadError
 from guide_tui.paths import BUNDLED_CORPUS, default_index, inside_installed_package, reports_dir, user_index
 
@@ -157,7 +157,10 @@ def cmd_index(args: argparse.Namespace) -> int:
     try:  # read first: a build that cannot be calibrated is not swapped in
         question_set = load_questions()
     except (OSError, ValueError) as err:
-        print(f"guide-tui: cannot read the labelled questions, so no cutoff can be calibrated: {err}; nothing was built ({args.out} is as it was)", file=sys.stderr)
+        print(
+            f"guide-tui: cannot read the labelled questions, so no cutoff can be calibrated: {err}; nothing was built ({args.out} is as it was)",
+            file=sys.stderr,
+        )
         return 1
     embedder = Embedder()  # one model load for the build and the calibration inside it
     with Progress(*Progress.get_default_columns(), ChunkRate(), transient=True) as progress:
@@ -298,7 +301,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--questions", type=Path, default=None, metavar="FILE",
         help="labelled questions (.toml, default: the bundled ones) or a traveller question file (.jsonl)",
     )  # fmt: skip
-    evaluate.add_argument("--runs", type=int, default=1, metavar="N", help="run every question N times; the report gives each run and all runs pooled (default: 1)")
+    evaluate.add_argument(
+        "--runs", type=int, default=1, metavar="N", help="run every question N times; the report gives each run and all runs pooled (default: 1)"
+    )
     add_generator_options(evaluate, default="extractive")
     evaluate.add_argument("--compare", type=Path, default=None, metavar="FILE", help="an earlier report to compare against")
     evaluate.add_argument("--out", type=Path, default=None, metavar="DIR", help=f"folder for the report (default: {reports_dir()})")

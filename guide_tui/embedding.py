@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 from pathlib import Path
-
 from typing import Callable
 
 import numpy as np

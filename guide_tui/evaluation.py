@@ -105,9 +105,14 @@ CRITERIA = {
     "off_topic_refused": ("off-topic questions refused", "off-topic: refused end to end"),
     "answerable_refused": ("answerable questions refused", "answerable: refused end to end (lower is better)"),
     "refusals_name_no_source": ("no source named on refusals", "every refusal is exactly the refusal sentence with no citation"),
-    "claims_in_cited_chunk": ("every claim found in its cited chunk", "answers: every citation quote is verbatim (whitespace-normalised) in the chunk it names, and no sentence is unsupported"),
+    "claims_in_cited_chunk": (
+        "every claim found in its cited chunk",
+        "answers: every citation quote is verbatim (whitespace-normalised) in the chunk it names, and no sentence is unsupported",
+    ),
     "same_top1_per_need": ("rank stability: same top-1 per need", "answerable needs with 2+ rephrasings: every rephrasing has the same top chunk"),
-    "top5_overlap_per_need": ("rank stability: top-5 overlap per need", "answerable needs with 2+ rephrasings: mean shared top-5 chunks / 5 over pairs of rephrasings"),
+    "top5_overlap_per_need": (
+        "rank stability: top-5 overlap per need", "answerable needs with 2+ rephrasings: mean shared top-5 chunks / 5 over pairs of rephrasings"
+    ),
 }
 # target name in questions.toml -> (criterion key, True when the value must be at least the target)
 TARGETS = {
@@ -516,7 +521,8 @@ def markdown_report(evaluation: Evaluation, comparison: list[tuple] | None, comp
         ("fallbacks", ", ".join(f"{why} × {n}" for why, n in s["fallbacks"].items()) or "none"),
         ("runs", s["runs"]),
         ("questions", f"{s['questions_file']}: {kinds_text(s['questions'])}"),
-        ("index", f"{s['index']} built {s['index_built_at']}: {counts.get('guides')} guides, {counts.get('chunks')} chunks, {counts.get('sentences')} sentence vectors"),
+        ("index", f"{s['index']} built {s['index_built_at']}: {counts.get('guides')} guides, {counts.get('chunks')} chunks, "
+                  f"{counts.get('sentences')} sentence vectors"),
         ("embedding model sha256", s["model_sha256"]),
         ("cutoff", "none (gate passes everything)" if s["cutoff"] is None else f"{s['cutoff']:.4f}"),
         ("knobs", settings_line(s)),
@@ -768,7 +774,8 @@ def traveller_eval(args: argparse.Namespace, now: datetime) -> int:
         out_dir.mkdir(parents=True, exist_ok=True)
         path = report_path(out_dir, now, args.generator + "-" + Path(args.questions).stem, args.model)
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        path.with_suffix(".json").write_text(json.dumps({"settings": settings, "figures": figures, "answers": answers}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        sidecar = {"settings": settings, "figures": figures, "answers": answers}
+        path.with_suffix(".json").write_text(json.dumps(sidecar, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     except OSError as err:
         raise EvalInputError(f"cannot write the report to {out_dir}: {err.strerror or err}") from err
     for label, _, table in sections:

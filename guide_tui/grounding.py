@@ -23,7 +23,6 @@ from guide_tui.claims import Flag, Support
 from guide_tui.settings import environment
 
 
-
 @dataclass(frozen=True)
 class Grounding:
     model: str | None = None  # None: off

@@ -32,8 +32,8 @@ from guide_tui.analysis import ANALYSIS_FILES, SentenceAnalysis, analyse, load_a
 from guide_tui.chunking import CHUNKER_VERSION, Chunk, chunk_corpus, sentences
 from guide_tui.corpus import Corpus, CorpusError, file_stats, hash_files, load_corpus, sha256_file
 from guide_tui.embedding import Embedder, ModelError
-from guide_tui.settings import FusionSettings, environment
 from guide_tui.paths import BUNDLED_CORPUS, BUNDLED_INDEX, default_index  # noqa: F401 (the bundled folders are imported from here too)
+from guide_tui.settings import FusionSettings, environment
 from guide_tui.staging import WriteSteps, new_locked_folder, remove_abandoned, replace_folder, restore_interrupted_swap
 
 FORMAT_VERSION = 2  # 2: the sentence analysis (analysis.py) is stored

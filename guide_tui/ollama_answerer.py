@@ -14,8 +14,8 @@ import json
 import queue
 import re
 import threading
-from urllib.parse import urlsplit
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import httpx
 import ollama
@@ -27,7 +27,7 @@ from guide_tui.claims import Flag, answer_sentences, check_claims, citations_of
 from guide_tui.embedding import Embedder
 from guide_tui.errors import OllamaUnavailable
 from guide_tui.grounding import Grounding, ground
-from guide_tui.retrieval import Hit, Retrieval, clean_question, printable
+from guide_tui.retrieval import Retrieval, clean_question, printable
 from guide_tui.settings import environment
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -42,7 +42,7 @@ Rules:
 - After each sentence, cite the file name of the document it comes from in square brackets, like [guide_kestrelford.md].
 - Keep the answer short: one to four sentences.
 - If the documents do not answer the question, reply exactly with: {REFUSAL}
-  and nothing else: no citation, no explanation."""
+  and nothing else: no citation, no explanation."""  # noqa: E501 (one line per rule, as the model reads them)
 
 
 @dataclass(frozen=True)

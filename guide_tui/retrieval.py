@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from guide_tui.asked import asks_for_a_list, FOUND, SOFT_KINDS, WHEN, asked_kinds
+from guide_tui.asked import FOUND, SOFT_KINDS, WHEN, asked_kinds, asks_for_a_list
 from guide_tui.chunking import Chunk
 from guide_tui.settings import FusionSettings
 
@@ -61,7 +61,8 @@ class Hit:
     fused_score: float
     matched_sentence: str
     above_cutoff: bool  # True when this chunk's distance is beyond the cutoff (shown dimmed)
-    teacher_similarity: float | None = None  # teacher cosine of question and best sentence, or section heading for a list question when closer (None: not pooled)
+    # teacher cosine of question and best sentence, or section heading for a list question when closer (None: not pooled)
+    teacher_similarity: float | None = None
 
     def to_json(self) -> dict:
         return {

@@ -4,7 +4,6 @@ sentences of one chunk, question parts answered or named as uncovered, and the a
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from dataclasses import replace

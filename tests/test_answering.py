@@ -7,8 +7,8 @@ from conftest import CLOSED_OLLAMA
 
 from guide_tui.answering import answer_question
 from guide_tui.answers import REFUSAL
-from guide_tui.chunking import sentences
 from guide_tui.asked import asked_kinds
+from guide_tui.chunking import sentences
 from guide_tui.extractive import find_evidence
 from guide_tui.questions import load_questions
 

@@ -616,7 +616,7 @@ async def test_the_status_line_counts_tokens_then_says_the_stream_stalled(retrie
     app = GuideApp(generator="auto", retriever=retriever)
     app.stall_after = 0.5  # the stall scenario goes silent after 4 tokens
     async with app.run_test(size=SIZE) as pilot:
-        field = await submit_and_go_on(pilot, QUESTION)
+        await submit_and_go_on(pilot, QUESTION)
         await wait_for(pilot, lambda: "streaming" in text_of(app, "#status") and "tok/s" in text_of(app, "#status"), "the token rate")
         await wait_for(pilot, lambda: "stalled for" in text_of(app, "#status"), "the stall")
         await wait_for(pilot, lambda: "fell back because Ollama timed out after 3 s" in text_of(app, "#status"), "the fallback")
@@ -630,7 +630,7 @@ async def test_escape_stops_a_generation_and_closes_its_stream(retriever, fake_o
     fake_ollama.token_delay = 0.3  # slow enough to press Esc mid-answer
     app = GuideApp(generator="auto", retriever=retriever)
     async with app.run_test(size=SIZE) as pilot:
-        field = await submit_and_go_on(pilot, QUESTION)
+        await submit_and_go_on(pilot, QUESTION)
         await wait_for(pilot, lambda: "The pubs" in text_of(app, "#answer-text"), "the first tokens")
         await pilot.press("escape")
         stopped = text_of(app, "#answer-text")

@@ -184,16 +184,19 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # a negation flipped: same words, opposite claim
         ("Is the mill tour at Givens Mill accessible?", "The mill tour at Givens Mill has an accessible route to the machinery floor [guide_accessibility.md].",
          "polarity", ["says what the guide denies"], "The mill tour at Givens Mill includes stairs, and the machinery floor has no accessible route."),
-        ("Can I use one bus ticket with every operator?", "Bus tickets from any of the three operators are accepted on every bus in the region [guide_regional_transport.md].",
+        ("Can I use one bus ticket with every operator?",
+         "Bus tickets from any of the three operators are accepted on every bus in the region [guide_regional_transport.md].",
          "polarity", ["says what the guide denies"], "Three bus operators serve the region, and no operator accepts another operator's tickets."),
         ("Is the Halden Bay coastal path safe in bad weather?", "The high-wind closures on the Halden Bay coastal path are only advisory [guide_walking.md].",
          "polarity", ['"advisory"', '"enforced"'], "The high-wind closures are enforced and are not merely advisory."),
         ("When is the Givens Mill tearoom open?", "The tearoom at the mill is open 10 to 4 every day, Tuesdays included [guide_givens_mill.md].",
          "value", ['"every day, Tuesdays included"', '"every day except Tuesdays"'], None),
         # an opposite property
-        ("Can I get around Halden Bay with a pushchair?", "Halden Bay's lanes are step-free, so getting about with a pushchair is easy [guide_accessibility.md].",
+        ("Can I get around Halden Bay with a pushchair?",
+         "Halden Bay's lanes are step-free, so getting about with a pushchair is easy [guide_accessibility.md].",
          "polarity", ['"step-free"', '"stepped"'], "The stepped lanes are difficult with luggage or a pushchair, and a wheelchair is harder still."),
-        ("Is food cheaper away from the riverside in Brightwater?", "Food on Corry Lane costs about a third more than on Brightwater's riverside [guide_eating.md].",
+        ("Is food cheaper away from the riverside in Brightwater?",
+         "Food on Corry Lane costs about a third more than on Brightwater's riverside [guide_eating.md].",
          "polarity", ['"costs about a third more"', '"costs about a third less"'], None),
         ("Is parking difficult in Halden Bay?", "From the overflow car park it's a 12-minute walk downhill into Halden Bay [guide_halden_bay.md].",
          "polarity", ['"downhill"', '"uphill"'], "From the overflow lot it is a 12-minute uphill walk into town."),
@@ -205,12 +208,14 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         ("How do I get to Elder Ness?", "Because the road floods, Elder Ness can only be reached by boat at high tide [guide_elder_ness.md].",
          "added", ["boat"], None),
         # an inference beyond the text
-        ("How long is the walk from Givens Mill to Brightwater?", "You can walk from Givens Mill to Brightwater and catch a bus back on any day of the week [guide_walking.md].",
+        ("How long is the walk from Givens Mill to Brightwater?",
+         "You can walk from Givens Mill to Brightwater and catch a bus back on any day of the week [guide_walking.md].",
          "value", ['"any day of the week"', '"weekday"'], None),
         ("How do I get to Givens Mill by bus?", "Buses from Brightwater run to Givens Mill every day of the week [guide_givens_mill.md].",
          "value", ['"every day of the week"'], None),
         # a fact moved to another town
-        ("How do harbour front prices in Halden Bay compare with Fell Street?", "On the seafront at Pellew Sands, prices are about twice those on Fell Street [guide_eating.md].",
+        ("How do harbour front prices in Halden Bay compare with Fell Street?",
+         "On the seafront at Pellew Sands, prices are about twice those on Fell Street [guide_eating.md].",
          "place", ["Halden Bay"], "On Halden Bay's harbour front, prices are about twice those of Fell Street, one level higher."),
         ("When does the Elder Ness pub serve food?", "Elder Ness's pub serves food from 12 to 2 and again from 6 to 8:30 [guide_eating.md].",
          "place", ["Kestrelford"], None),
@@ -239,15 +244,20 @@ def test_each_failure_kind_is_flagged_with_its_reason_and_source(hits_for, bundl
 PARAPHRASES = [
     ("Is the Marchwood museum free?", "Entry to Marchwood's excellent city museum costs nothing [guide_marchwood.md]."),  # "costs nothing" for "free"
     ("How do I get to Thornby Wells?", "Thornby Wells is twenty-five minutes from the hub on the Marchwood line [guide_thornby_wells.md]."),
-    ("How do harbour front prices in Halden Bay compare with Fell Street?", "Food on Halden Bay's harbour front is dearer, about twice what it costs on Fell Street [guide_eating.md]."),
-    ("When does the farm shop in Corry Vale close?", "At the mouth of the valley, selling bread and cheese and little else, the farm shop closes at 4pm [guide_corry_vale.md]."),  # reordered
+    ("How do harbour front prices in Halden Bay compare with Fell Street?",
+     "Food on Halden Bay's harbour front is dearer, about twice what it costs on Fell Street [guide_eating.md]."),
+    ("When does the farm shop in Corry Vale close?",
+     "At the mouth of the valley, selling bread and cheese and little else, the farm shop closes at 4pm [guide_corry_vale.md]."),  # reordered
     ("How late can I eat in Marchwood?", "Marchwood kitchens serve until 00:00 on Fridays and Saturdays and until 22:30 on other nights [guide_marchwood.md]."),
-    ("How far is the airport from Brightwater?", "Brightwater has no airport of its own, and the nearest is an hour and a half away by road [guide_brightwater.md]."),
+    ("How far is the airport from Brightwater?",
+     "Brightwater has no airport of its own, and the nearest is an hour and a half away by road [guide_brightwater.md]."),
     ("Can I visit the lighthouse at Elder Ness?", "The lighthouse isn't open to the public, but the walk out to it is the real point [guide_elder_ness.md]."),
     ("Is the chapel in Corry Vale open?", "The chapel in the second village dates from the 12th century and is always open [guide_corry_vale.md]."),
     ("When is the Givens Mill tearoom open?", "The tearoom is open daily from 10 until 4, except on Tuesdays [guide_givens_mill.md]."),
-    ("Where can I buy train tickets at Brightwater?", "Brightwater station's ticket office is open Mon–Fri, in the mornings only [guide_regional_transport.md]."),
-    ("How far is everything from Kestrelford's market square?", "Nowhere in Kestrelford is more than ten minutes' walk from the market square [guide_kestrelford.md]."),
+    ("Where can I buy train tickets at Brightwater?",
+     "Brightwater station's ticket office is open Mon–Fri, in the mornings only [guide_regional_transport.md]."),
+    ("How far is everything from Kestrelford's market square?",
+     "Nowhere in Kestrelford is more than ten minutes' walk from the market square [guide_kestrelford.md]."),
 ]
 
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from guide_tui.settings import FusionSettings
 from guide_tui.cli import main
 from guide_tui.corpus import CorpusError, load_corpus
 from guide_tui.indexes import BUNDLED_CORPUS, build_index, load_index
 from guide_tui.retrieval import Retriever
+from guide_tui.settings import FusionSettings
 
 BAD_GUIDES = {
     "guide_no_title.md": b"Just text.\n\n## Section\n\nBody.\n",

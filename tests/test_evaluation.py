@@ -10,11 +10,11 @@ from datetime import datetime
 import pytest
 
 from guide_tui.answerability import shipped_model
-from guide_tui.settings import FusionSettings
 from guide_tui.answers import Citation
 from guide_tui.cli import main, parse_args
 from guide_tui.evaluation import CRITERIA, citation_problem, section_problem, whole_section_problems
 from guide_tui.indexes import BUNDLED_CORPUS, build_index, load_index
+from guide_tui.settings import FusionSettings
 
 NOW = datetime(2026, 1, 2, 3, 4)
 

@@ -587,7 +587,6 @@ def test_a_moved_corpus_is_a_note_and_the_index_still_answers(workspace, capsys)
 
 def test_escapes_typed_into_a_guide_never_reach_the_terminal(workspace, capsys, bundled_index):
     """A guide edited with an escape sequence, a bell and a C1 CSI in a sentence and a heading."""
-    from guide_tui.indexes import build_index
 
     guide = workspace / "corpus" / "guide_kestrelford.md"
     text = guide.read_text(encoding="utf-8")

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
 
 import pytest
+from conftest import CLOSED_OLLAMA, ROOT
 
-from guide_tui.settings import VARIABLES
 from guide_tui.cli import main
 from guide_tui.paths import BUNDLED_CORPUS, BUNDLED_INDEX, CHECKOUT, default_index, reports_dir, user_index
-
-from conftest import CLOSED_OLLAMA, ROOT
+from guide_tui.settings import VARIABLES
 
 QUESTION = "When does the Kestrelford bakery sell out?"
 
