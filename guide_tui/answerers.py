@@ -83,7 +83,7 @@ class OllamaAnswerer(Answerer):
             raise OllamaUnavailable("no retrieved chunk is within the cutoff to show Ollama")
         generated = ollama_answerer.generate(
             retrieval, retrieval.question, retriever.index.embedder, model=self.model, on_text=on_text, host=self.host,
-            chunks=retriever.index.chunks,
+            chunks=retriever.index.chunks, stop=asked.stop,
         )
         label = f"ollama:{generated.model}"
         if generated.refused:

@@ -13,6 +13,8 @@ Its steps, each of which can refuse:
 
 from __future__ import annotations
 
+import threading
+
 from guide_tui.answerability import Verdict
 from guide_tui.answerers import answerer_names, first_answer
 from guide_tui.answers import REFUSAL, Answer, Asked, OnText, RefusalReason
@@ -28,6 +30,7 @@ def answer_question(
     on_text: OnText | None = None,
     ollama: str | None = None,
     retrieval: Retrieval | None = None,
+    stop: threading.Event | None = None,
 ) -> Answer:
     """Retrieve, gate, check answerability, then answer with Ollama or by quoting.
 
@@ -37,6 +40,8 @@ def answer_question(
     OLLAMA_HOST or http://127.0.0.1:11434). on_text receives pieces of the answer as
     they become available; Answer.text is the final word (a fallback replaces partial
     Ollama text already streamed). `retrieval`: this question's, when the caller has it.
+    `stop`: once set, Ollama's stream is closed within a fraction of a second, even while it is
+    silent, and errors.GenerationStopped is raised.
     """
     names = answerer_names(generator)
     emit = on_text or (lambda piece: None)
@@ -57,4 +62,4 @@ def answer_question(
         return refuse(RefusalReason.GATE)
     if not evidence.answerable:
         return refuse(RefusalReason.ANSWERABILITY, evidence.problem)
-    return first_answer(names, Asked(retriever, retrieval, evidence), emit, model, ollama)
+    return first_answer(names, Asked(retriever, retrieval, evidence, stop), emit, model, ollama)

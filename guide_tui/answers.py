@@ -3,6 +3,7 @@ at run time, so the answerers, the claim check and the orchestrator can all use 
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Callable, Protocol
@@ -100,6 +101,7 @@ class Asked:
     retriever: Retriever
     retrieval: Retrieval  # its chunks within the cutoff are all an answer may use
     evidence: Evidence  # the sentences the extractive answerer quotes, and answerability's verdicts
+    stop: threading.Event | None = None  # once set, an answerer still writing stops (Esc in the app)
 
     @property
     def question(self) -> str:

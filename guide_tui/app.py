@@ -18,7 +18,9 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import Callable
 
 from rich.text import Text
 from textual import command, events, on, work
@@ -30,13 +32,14 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from guide_tui.answerability import shipped_model
-from guide_tui.answering import REFUSAL, Answer, answer_question
+from guide_tui.answering import answer_question
+from guide_tui.answers import REFUSAL, Answer
 from guide_tui.indexes import IndexLoadError, LoadedIndex, check_built_from, load_index, rebuild_hint, require_cutoff
 from guide_tui.paths import default_index
 from guide_tui.questions import Question, load_questions
 from guide_tui.report import cutoff_row_at, no_hits_message, teacher_cell
 from guide_tui.retrieval import MAX_QUESTION_CHARS, Hit, Retrieval, Retriever, clean_question, printable
-from guide_tui.settings import EXIT_AFTER, environment
+from guide_tui.settings import EXIT_AFTER, SettingsFile, environment
 
 EXIT_AFTER_ENV = EXIT_AFTER.name  # "paint" or "ready": exit once there, for the start-up benchmark
 QUESTION_SHOWN_CHARS = 300  # a huge question is shown shortened in the answer panel
@@ -80,14 +83,14 @@ async def in_daemon_thread(func, *args):
 # ---------------------------------------------------------------- adapters to the answerers
 
 
-def answer_with(retriever: Retriever, retrieval: Retrieval, generator: str, model: str | None, on_text) -> Answer:
+def answer_with(
+    retriever: Retriever, retrieval: Retrieval, generator: str, model: str | None, on_text, stop: threading.Event
+) -> Answer:
     """The one call into answering (kept here so the widgets never see an answerer), with the
     retrieval already on screen, so the question is not retrieved a second time."""
-    return answer_question(retriever, retrieval.question, generator=generator, model=model, on_text=on_text, retrieval=retrieval)
-
-
-class AnswerSuperseded(Exception):
-    """A newer question was asked: the answer still streaming for the old one is abandoned."""
+    return answer_question(
+        retriever, retrieval.question, generator=generator, model=model, on_text=on_text, retrieval=retrieval, stop=stop
+    )
 
 
 WARM_UP_QUESTION = "When does the Kestrelford bakery sell out?"
@@ -114,17 +117,24 @@ class OllamaState:
     detail: str = ""
 
 
+Clock = Callable[[], float]  # seconds, as time.monotonic: the status line's waits and rates are read from it
+
+
 @dataclass
 class Stream:
     """The answer streaming now: what the status line counts (pieces are Ollama's tokens, near enough)."""
 
-    started: float = field(default_factory=time.monotonic)
+    clock: Clock = time.monotonic
+    started: float = field(init=False)
     pieces: int = 0
     first: float | None = None  # when the first piece came
     last: float | None = None  # when the latest piece came
 
+    def __post_init__(self) -> None:
+        self.started = self.clock()
+
     def add_piece(self) -> None:
-        self.last = time.monotonic()
+        self.last = self.clock()
         self.first = self.first or self.last
         self.pieces += 1
 
@@ -145,8 +155,41 @@ def probe_ollama(generator: str, model: str | None) -> OllamaState:
 
     status = probe(model=model)
     if status.reachable and status.model_available:
-        return OllamaState(True, True, f"connected, model {resolve_model(model)}")
+        return connected(resolve_model(model))
     return OllamaState(True, False, status.detail)
+
+
+def connected(model: str) -> OllamaState:
+    return OllamaState(True, True, f"connected, model {model}")
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """One entry of the model picker: a model Ollama has, or (model None) why there is none to pick."""
+
+    title: str
+    help: str
+    model: str | None = None
+
+
+def model_choices(generator: str, model: str | None) -> list[ModelChoice]:
+    """Ollama's models (its /api/tags) for the palette, the one in use marked; a single entry saying why when there are none."""
+    if generator == "extractive":
+        return [ModelChoice("Model: none to pick (--generator extractive does not use Ollama)", "Start without --generator extractive to use Ollama")]
+    from guide_tui.errors import OllamaUnavailable
+    from guide_tui.ollama_answerer import model_names, resolve_model
+
+    try:
+        names = model_names()
+    except OllamaUnavailable as err:
+        return [ModelChoice(f"Model: none to pick ({err.reason})", "Start Ollama (ollama serve), then open the palette again")]
+    if not names:
+        return [ModelChoice("Model: none to pick (Ollama has no models)", "Pull one first: ollama pull llama3.2")]
+    in_use = resolve_model(model)
+    return [
+        ModelChoice(f"Model: {name}{' (in use)' if name in (in_use, f'{in_use}:latest') else ''}", f"Answer with {name} from now on (remembered)", name)
+        for name in names
+    ]
 
 
 # ---------------------------------------------------------------- eval stepping
@@ -543,28 +586,49 @@ class IndexErrorScreen(Screen):
         yield Footer()
 
 
-class GuideCommands(command.Provider):
-    """The app's own actions in the command palette (Ctrl+P): the same list as the footer's bindings."""
+class ListedCommands(command.Provider):
+    """A fixed list of palette entries, each (title, what it runs, help), shown whole and matched by title."""
 
-    def app_commands(self) -> list[tuple[str, str]]:
-        return [(binding.tooltip or binding.description, binding.action) for binding in GuideApp.BINDINGS if binding.action != "quit"]
+    def entries(self) -> list[tuple[str, Callable, str]]:
+        raise NotImplementedError
 
     async def discover(self) -> command.Hits:
-        for title, action in self.app_commands():
-            yield command.DiscoveryHit(title, self.runner(action), help=action_help(action))
+        for title, run, help in self.entries():
+            yield command.DiscoveryHit(title, run, help=help)
 
     async def search(self, query: str) -> command.Hits:
         matcher = self.matcher(query)
-        for title, action in self.app_commands():
+        for title, run, help in self.entries():
             score = matcher.match(title)
             if score > 0:
-                yield command.Hit(score, matcher.highlight(title), self.runner(action), help=action_help(action))
+                yield command.Hit(score, matcher.highlight(title), run, help=help)
+
+
+class GuideCommands(ListedCommands):
+    """The app's own actions in the command palette (Ctrl+P): the same list as the footer's bindings."""
+
+    def entries(self) -> list[tuple[str, Callable, str]]:
+        return [
+            (binding.tooltip or binding.description, self.runner(binding.action), action_help(binding.action))
+            for binding in GuideApp.BINDINGS
+            if binding.action != "quit"
+        ]
 
     def runner(self, action: str):
         async def run() -> None:
             await self.app.run_action(action)
 
         return run
+
+
+class ModelCommands(ListedCommands):
+    """The model picker: Ollama's models, asked for when the palette opens (so never a stale list)."""
+
+    async def startup(self) -> None:
+        self.choices = await in_daemon_thread(model_choices, self.app.generator, self.app.ollama_model())
+
+    def entries(self) -> list[tuple[str, Callable, str]]:
+        return [(choice.title, partial(self.app.use_model, choice), choice.help) for choice in self.choices]
 
 
 def action_help(action: str) -> str:
@@ -578,7 +642,7 @@ MIN_SIZE = (70, 20)  # below either: only a message asking for a larger window
 class GuideApp(App):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere (benchmark, tests) find it too
     TITLE = "guide-tui"
-    COMMANDS = App.COMMANDS | {GuideCommands}
+    COMMANDS = App.COMMANDS | {GuideCommands, ModelCommands}
     BINDINGS = [  # short descriptions: the footer keeps every key at 80 columns
         Binding("f2", "first_question", "First q", tooltip="First eval question"),
         Binding("f3", "previous_question", "Prev q", tooltip="Previous eval question"),
@@ -599,17 +663,24 @@ class GuideApp(App):
         retriever: Retriever | None = None,
         corpus_dir: Path | None = None,
         gate: bool = True,
+        settings: SettingsFile | None = None,
+        clock: Clock = time.monotonic,
     ) -> None:
         """Tests may pass a loaded retriever (no load at start), fewer questions, and a fixed built_label
         in place of the index's build time (the status line stays the same run to run).
         corpus_dir (--corpus): the index must have been built from that folder's guides.
-        gate=False (--no-gate): an index never calibrated opens, with no cutoff."""
+        gate=False (--no-gate): an index never calibrated opens, with no cutoff.
+        settings: where the picked model is remembered (default: settings.json in the user's config folder);
+        model (--model) and GUIDE_TUI_OLLAMA_MODEL win over it. clock: what the status line's seconds are read from."""
         super().__init__()
+        self.settings = settings or SettingsFile.default()
+        self.clock = clock
         self.gate = gate
         self.index_dir = Path(index_dir or (retriever.index.folder if retriever else default_index()))
         self.corpus_dir = corpus_dir
         self.generator = generator
-        self.model = model
+        self.model = model  # --model, or the model picked in the palette
+        self.remembered_model = self.settings.saved_model()  # picked in an earlier run
         self.built_label = built_label
         self.questions = questions
         self.index: LoadedIndex | None = None
@@ -619,6 +690,7 @@ class GuideApp(App):
         self.pending_question: str | None = None
         self.index_error: IndexLoadError | None = None
         self.run_id = 0
+        self.answer_stop = threading.Event()  # set: the answering thread closes its Ollama stream
         self.eval: EvalSession | None = None
         self.exit_after = environment().exit_after
         self.terminal_fd: int | None = None  # run_app sets it: the app quits when that terminal hangs up
@@ -650,6 +722,8 @@ class GuideApp(App):
         compact = width < COMPACT_SIZE[0] or height < COMPACT_SIZE[1]
         too_small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
         screen.set_class(compact, "-compact")
+        for footer in screen.query(Footer):
+            footer.compact = compact  # less space between the keys: at 80 columns Esc (Stop) fits beside the others
         screen.set_class(too_small, "-too-small")
         if too_small:
             self.query_one("#too-small", Static).update(literal(
@@ -733,7 +807,7 @@ class GuideApp(App):
 
     @work(group="startup")
     async def probe_worker(self) -> None:
-        self.ollama = await in_daemon_thread(probe_ollama, self.generator, self.model)
+        self.ollama = await in_daemon_thread(probe_ollama, self.generator, self.ollama_model())
         self.refresh_status()
 
     # ------------------------------------------------------------ status and messages
@@ -763,26 +837,26 @@ class GuideApp(App):
             return
         shortened = len(" ".join(text.split())) > MAX_QUESTION_CHARS
         self.say(f"Question shortened to its first {MAX_QUESTION_CHARS} characters for retrieval." if shortened else "")
+        self.answer_stop.set()  # a stale stream would hold up this answer: Ollama answers one request at a time
+        self.answer_stop = threading.Event()
         self.run_id += 1
         retrieval = self.retriever.retrieve(text)  # which cleans it (retrieval.question is the cleaned text)
         self.show_retrieval(retrieval)
         # the answer panel and its thread wait for the table to be on screen: they would slow that paint down
-        self.call_after_refresh(self.answer_worker, retrieval, self.run_id)
+        self.call_after_refresh(self.answer_worker, retrieval, self.run_id, self.answer_stop)
 
     @work(exclusive=True, group="answer")
-    async def answer_worker(self, retrieval: Retrieval, run_id: int) -> None:
+    async def answer_worker(self, retrieval: Retrieval, run_id: int, stop: threading.Event) -> None:
         self.query_one("#answer", AnswerPanel).begin(retrieval.question, self.answerer_label())
         self.refresh_eval(None, labelled=self.eval_question_for(retrieval.question) is not None)
         loop = asyncio.get_running_loop()
         self.start_stream(retrieval)
 
         def on_text(piece: str) -> None:  # called in the answering thread; never waits for the screen
-            if run_id != self.run_id:
-                raise AnswerSuperseded  # closes a stale Ollama stream, which would hold up the next question's
             loop.call_soon_threadsafe(self.show_piece, run_id, piece)
 
         try:
-            answer = await in_daemon_thread(answer_with, self.retriever, retrieval, self.generator, self.model, on_text)
+            answer = await in_daemon_thread(answer_with, self.retriever, retrieval, self.generator, self.ollama_model(), on_text, stop)
         except Exception as err:  # an answerer failure must not take the screen down: say it instead
             self.answer_failed(run_id, err)
             return
@@ -801,12 +875,14 @@ class GuideApp(App):
         if run_id == self.run_id:
             if self.stream is not None:
                 self.stream.add_piece()
+                if self.stream.pieces == 1:  # "waiting for the first token" ends now, not at the next tick
+                    self.refresh_status()
             self.query_one("#answer", AnswerPanel).add_text(piece)
 
     def start_stream(self, retrieval: Retrieval) -> None:
         """Count the answer's pieces when Ollama may write it (the status line shows the rate, or the stall)."""
         if self.generator != "extractive" and retrieval.gate.passed:
-            self.stream = Stream()
+            self.stream = Stream(self.clock)
             self.refresh_bindings()
             self.refresh_status()
 
@@ -821,10 +897,11 @@ class GuideApp(App):
             self.refresh_status()
 
     def action_stop(self) -> None:
-        """Stop the answer being generated (its HTTP stream is closed at the next token)."""
+        """Stop the answer being generated (its HTTP stream is closed at once)."""
         if self.stream is None:
             return
-        self.run_id += 1  # the answering thread's next on_text raises AnswerSuperseded, which closes the stream
+        self.answer_stop.set()  # the stream is closed within a tenth of a second, even while Ollama is silent
+        self.run_id += 1  # the answer, should it still come, is not shown
         self.query_one("#answer", AnswerPanel).stopped()
         self.end_stream("stopped (Esc) mid-answer")
 
@@ -850,6 +927,21 @@ class GuideApp(App):
             self.end_stream(f"failed: {err}")
             self.say(f"the answer failed: {err}", "error")
             self.query_one("#answer", AnswerPanel).show(literal(f"No answer: {err}"))
+
+    def ollama_model(self) -> str | None:
+        """--model or the model picked now, else GUIDE_TUI_OLLAMA_MODEL (read each time), else the one picked in an earlier run."""
+        return self.model or environment().ollama_model or self.remembered_model
+
+    def use_model(self, choice: ModelChoice) -> None:
+        """Answer with the picked model from the next question on, and remember it for the next run."""
+        if choice.model is None:
+            self.say(choice.title.removeprefix("Model: ") + ". " + choice.help + ".", "warning")
+            return
+        self.model = choice.model
+        self.ollama = connected(choice.model)  # it is in Ollama's list this moment
+        self.refresh_status()
+        problem = self.settings.remember(model=choice.model)
+        self.say(f"Answers now come from {choice.model}; " + (problem or f"remembered in {self.settings.path}"), "warning" if problem else "info")
 
     def answerer_label(self) -> str:
         if self.generator == "extractive" or (self.ollama.checked and not self.ollama.usable):
@@ -935,13 +1027,13 @@ def answerer_line(app: GuideApp) -> str:
         return f"extractive, {app.last_outcome} (Ollama is tried again on the next question)"
     state = answerer_state(app.generator, app.ollama)
     if app.stream is not None:
-        return f"{state} · {app.stream.describe(time.monotonic(), app.stall_after)}"
+        return f"{state} · {app.stream.describe(app.clock(), app.stall_after)}"
     return f"{state} · {app.last_outcome}" if app.last_outcome else state
 
 
 def status_content(app: GuideApp) -> Content:
     """Three lines: which index (and whether it is current), how it embeds and cuts off, who answers;
-    one line of the same facts, shortest first, on a small terminal."""
+    one line on a small terminal, who answers and what Ollama is doing first (a cut line keeps that)."""
     index = app.index
     if app.compact:
         if index is None:
@@ -949,7 +1041,7 @@ def status_content(app: GuideApp) -> Content:
         else:
             cutoff = "none" if index.cutoff is None else f"{index.cutoff:.4f}"
             where = f"index {app.index_dir.name}/ {'STALE' if index.stale else 'current'} · cutoff {cutoff}"
-        return literal(f"{where} · answerer: {answerer_line(app)}")
+        return literal(f"answerer: {answerer_line(app)} · {where}")
     if index is None:
         lines = [f"index {app.index_dir.name}/: loading…", "embedding: loading…"]
     else:

@@ -36,7 +36,7 @@ def _pattern(text: str) -> re.Pattern:
 FOUND = {
     "clock": _pattern(
         r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\b(?:midnight|noon|midday|dusk|dawn|lunchtime)\b"
-        r"|\bfrom \d{1,2} to \d{1,2}\b|\bbetween \d{1,2} and \d{1,2}\b|\bon the hour\b"
+        r"|\b(?:from|open|opens) \d{1,2} to \d{1,2}\b|\bbetween \d{1,2} and \d{1,2}\b|\bon the hour\b"
     ),
     "day": _pattern(rf"\b{WEEKDAYS}\b|\bweekdays?\b|\bweekends?\b|\bevery day\b|\bdays a week\b|\bdays of the week\b"),
     "month": _pattern(rf"\b(?:{MONTHS}|spring|summer|autumn|winter|easter|midsummer|year-round|all year)\b"),
@@ -70,7 +70,7 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (_pattern(r"\bwhat year\b|\bhow old\b|\bwhen did\b|\bhow long has\b|\bsince when\b|\bwhat century\b"), ("year",)),
     (_pattern(r"\b(?:which|what)(?: \w+)? (?:months?|seasons?)\b|\btime of (?:the )?year\b"), ("month",)),
     (_pattern(r"\b(?:which|what)(?: \w+)? days?\b"), ("day",)),
-    (_pattern(r"\bwhat time\b|\bhow (?:late|early)\b|\b(?:until|till|by) what\b|\bwhat hours?\b"), ("clock",)),
+    (_pattern(r"\bwhat time\b|\bhow (?:late|early)\b|\b(?:until|till|by) what\b|\bwhat hours?\b|\bopening (?:hours|times)\b"), ("clock",)),
     (_pattern(r"(?:^|[.?!,]\s*)when\b|\b(?:until|since|till) when\b"), WHEN),  # not "shut when it's windy"
     (_pattern(r"\bhow much time\b|\bhow long (?:does|do|did|will|would|should)\b"), ("duration",)),
     (_pattern(r"\bhow long\b"), ("duration", "distance")),  # "how long is the river walk": 4 miles or 2 hours
@@ -79,7 +79,7 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (_pattern(rf"\bhow much (?:does|do|is|are|will|would|did)\b|\b(?:{'|'.join(AMOUNT_WORDS.split())})\b"), ("amount",)),
     (_pattern(rf"\b(?:{'|'.join(PRICE_WORDS.split())})\b"), ("price",)),  # "is it expensive?": "priced for tourists" will do
     (_pattern(r"\bhow (?:tall|high|deep|wide|heavy|steep)\b|\b(?:height|depth|width)\b"), ("measure",)),
-    (_pattern(r"\bcalled\b|\bnamed?\b|\bwhat(?:'s|’s| is) (?:the|its) name\b"), ("name",)),
+    (_pattern(r"\bcalled\b|\bnamed?\b|\bnames of\b|\bwhat(?:'s|’s| is) (?:the|its) name\b"), ("name",)),
     (_pattern(r"\bhow (?:many|much)\b"), ("number",)),
     (
         _pattern(

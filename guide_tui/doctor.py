@@ -66,7 +66,7 @@ def report_lines(index_dir: Path, ollama_model: str | None) -> list[str]:
         "written to",
         row("index", f"{own} (`guide-tui index` without --out; read by default once it exists: {'it does' if own.is_dir() else 'not built yet'})"),
         row("reports", f"{paths.reports_dir()} (`guide-tui eval` without --out)"),
-        row("settings", f"{paths.settings_dir()} (nothing is saved there yet: settings are options and the variables below)"),
+        row("settings", f"{paths.settings_dir()} (settings.json: the Ollama model picked in the app's command palette)"),
         "environment",
         *(f"  {v.name:<36} " + (repr(raw[v.name]) if raw[v.name] is not None else f"not set ({v.about})") for v in VARIABLES),
         "libraries",

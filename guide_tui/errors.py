@@ -8,3 +8,7 @@ class OllamaUnavailable(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class GenerationStopped(Exception):
+    """The caller stopped Ollama's answer (Esc in the app): not a failure, so nothing falls back."""

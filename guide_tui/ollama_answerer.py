@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 import queue
 import re
+import socket
 import threading
+import time
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -25,7 +27,7 @@ from guide_tui.answers import REFUSAL, Citation, OnText
 from guide_tui.chunking import Chunk
 from guide_tui.claims import Flag, answer_sentences, check_claims, citations_of
 from guide_tui.embedding import Embedder
-from guide_tui.errors import OllamaUnavailable
+from guide_tui.errors import GenerationStopped, OllamaUnavailable
 from guide_tui.grounding import Grounding, ground
 from guide_tui.retrieval import Retrieval, clean_question, printable
 from guide_tui.settings import environment
@@ -64,10 +66,13 @@ class Timeouts:
         )
 
 
-def parts_within(stream, timeouts: Timeouts):
+STOP_POLL = 0.1  # seconds between two looks at the stop event while Ollama is silent
+
+
+def parts_within(stream, timeouts: Timeouts, stop: threading.Event | None = None):
     """The stream's parts, the first waited for at most first_token seconds and each later one at most read
     seconds (one httpx read timeout cannot tell the two apart). A reader thread pulls the parts; when the
-    caller stops (a timeout, or on_text raising) the client is closed, which ends that thread."""
+    caller stops (a timeout, the stop event, or on_text raising) stream_chat shuts the socket, which ends that thread."""
     parts: queue.Queue = queue.Queue()
 
     def pull() -> None:
@@ -82,12 +87,20 @@ def parts_within(stream, timeouts: Timeouts):
     first = True
     while True:
         limit = timeouts.first_token if first else timeouts.read
-        try:
-            is_part, value = parts.get(timeout=limit)
-        except queue.Empty:
-            if first:
-                raise OllamaUnavailable(f"Ollama sent no first token within {limit:g} s (the model may still be loading)") from None
-            raise OllamaUnavailable(f"Ollama timed out after {limit:g} s") from None
+        deadline = time.monotonic() + limit
+        while True:
+            if stop is not None and stop.is_set():
+                raise GenerationStopped("stopped before Ollama finished")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                if first:
+                    raise OllamaUnavailable(f"Ollama sent no first token within {limit:g} s (the model may still be loading)")
+                raise OllamaUnavailable(f"Ollama timed out after {limit:g} s")
+            try:
+                is_part, value = parts.get(timeout=min(left, STOP_POLL))
+            except queue.Empty:
+                continue
+            break
         if not is_part:
             if value is not None:
                 raise value
@@ -150,8 +163,34 @@ def format_prompt(messages: list[dict]) -> str:
     return "\n\n".join(f"----- {m['role']} -----\n{m['content']}" for m in messages)
 
 
-def make_client(host: str, connect: float, read: float) -> ollama.Client:
-    return ollama.Client(host=host, timeout=httpx.Timeout(read, connect=connect))
+def make_client(host: str, connect: float, read: float, on_request=None) -> ollama.Client:
+    hooks = {"request": [on_request]} if on_request else {}
+    return ollama.Client(host=host, timeout=httpx.Timeout(read, connect=connect), event_hooks=hooks)
+
+
+class OpenSockets:
+    """The sockets a client opens, so that stopping can shut them: closing a client does not end a read another
+    thread is blocked in (the socket stays open, and Ollama keeps generating, until the read times out)."""
+
+    def __init__(self) -> None:
+        self.sockets: list[socket.socket] = []
+
+    def watch(self, request: httpx.Request) -> None:
+        """httpx's request hook: ask httpcore to report the connection it opens (its `trace` extension)."""
+        request.extensions["trace"] = self.trace
+
+    def trace(self, event: str, info: dict) -> None:
+        if event == "connection.connect_tcp.complete" and info.get("return_value") is not None:
+            sock = info["return_value"].get_extra_info("socket")
+            if sock is not None:
+                self.sockets.append(sock)
+
+    def shut(self) -> None:
+        for sock in self.sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)  # wakes the blocked read and tells Ollama at once
+            except OSError:  # already closed
+                pass
 
 
 def generate(
@@ -164,12 +203,14 @@ def generate(
     timeouts: Timeouts | None = None,
     chunks: list[Chunk] | None = None,
     grounding: Grounding | None = None,
+    stop: threading.Event | None = None,
 ) -> GeneratedAnswer:
     """Stream the model's answer to on_text, then claim-check it.
 
     `chunks`: every chunk of the index (a guide holding a shown text word for word is a valid
     citation); `grounding`: the grounding model to ask after the built-in check (default
-    Grounding.from_env(): off unless GUIDE_TUI_GROUNDING_MODEL is set).
+    Grounding.from_env(): off unless GUIDE_TUI_GROUNDING_MODEL is set); `stop`: set it to close the
+    stream at once (GenerationStopped).
     Raises OllamaUnavailable, possibly after some on_text calls: that partial
     text is not an answer and the caller must discard it.
     """
@@ -177,7 +218,7 @@ def generate(
     if not hits:
         raise ValueError("generate needs at least one chunk within the cutoff; refuse before calling it")
     model = resolve_model(model)
-    text = stream_chat(build_prompt(retrieval, question), model, host, timeouts or Timeouts.from_env(), on_text)
+    text = stream_chat(build_prompt(retrieval, question), model, host, timeouts or Timeouts.from_env(), on_text, stop)
     check = check_claims(text, hits, embedder, chunks=chunks)
     if check.refused:
         return GeneratedAnswer(REFUSAL, True, model)
@@ -190,24 +231,30 @@ def generate(
     return GeneratedAnswer(text, False, model, citations_of(grounded.kept), flags, check.invented_citations, grounded.note)
 
 
-def stream_chat(messages: list[dict], model: str, host: str | None, timeouts: Timeouts, on_text: OnText | None) -> str:
+def stream_chat(
+    messages: list[dict], model: str, host: str | None, timeouts: Timeouts, on_text: OnText | None, stop: threading.Event | None = None
+) -> str:
     """The model's whole reply, each piece passed to on_text as it arrives."""
     url = resolve_host(host)
     pieces: list[str] = []
     finished = False
+    sockets = OpenSockets()
     try:
         backstop = max(timeouts.read, timeouts.first_token) + 5  # parts_within times out first and says which wait ran out
-        with make_client(url, timeouts.connect, backstop) as ollama_client:
+        with make_client(url, timeouts.connect, backstop, sockets.watch) as ollama_client:
             stream = ollama_client.chat(model=model, messages=messages, stream=True, options=OPTIONS, keep_alive=timeouts.keep_alive)
-            for part in parts_within(stream, timeouts):
-                piece = printable(part.message.content or "")  # a model can emit escapes; they are not answers
-                if piece:
-                    pieces.append(piece)
-                    if on_text:
-                        on_text(piece)
-                if part.done:
-                    finished = True
-                    break
+            try:
+                for part in parts_within(stream, timeouts, stop):
+                    piece = printable(part.message.content or "")  # a model can emit escapes; they are not answers
+                    if piece:
+                        pieces.append(piece)
+                        if on_text:
+                            on_text(piece)
+                    if part.done:
+                        finished = True
+                        break
+            finally:
+                sockets.shut()  # a stop, a timeout or on_text raising: the reader thread and Ollama learn at once
     except ollama.ResponseError as err:
         raise OllamaUnavailable(response_error_reason(err, model)) from err
     except (httpx.ConnectError, httpx.ConnectTimeout, ConnectionError) as err:
@@ -245,10 +292,19 @@ def probe(host: str | None = None, model: str | None = None, timeout: float = Ti
     try:
         with httpx.Client(base_url=url, timeout=timeout) as http:
             version = http.get("/api/version").raise_for_status().json().get("version", "?")
-        with make_client(url, timeout, timeout) as ollama_client:
-            names = {m.model for m in ollama_client.list().models}
-    except (httpx.HTTPError, ollama.ResponseError, ConnectionError, ValueError, pydantic.ValidationError, AttributeError):
+        names = model_names(url, timeout)
+    except (httpx.HTTPError, ValueError, OllamaUnavailable):
         return OllamaStatus(False, False, f"Ollama not reachable at {url}")
     if model in names or f"{model}:latest" in names:
         return OllamaStatus(True, True, f"Ollama {version} at {url}, model {model}")
     return OllamaStatus(True, False, f"Ollama has no model '{model}' (ollama pull {model})")
+
+
+def model_names(host: str | None = None, timeout: float = Timeouts.probe) -> list[str]:
+    """The models Ollama has pulled (its /api/tags), sorted; raises OllamaUnavailable with why when it cannot say."""
+    url = resolve_host(host)
+    try:
+        with make_client(url, timeout, timeout) as ollama_client:
+            return sorted(m.model for m in ollama_client.list().models if m.model)
+    except (httpx.HTTPError, ollama.ResponseError, ConnectionError, ValueError, pydantic.ValidationError, AttributeError) as err:
+        raise OllamaUnavailable(f"Ollama not reachable at {url}") from err

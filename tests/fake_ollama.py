@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import select
 import socket
 import sys
 import threading
@@ -88,7 +89,7 @@ class FakeOllama:
         self.scenario = scenario
         self.token_delay = 0.0  # seconds between streamed lines (the app's snapshot tests may slow it down)
         self.requests: list[dict] = []  # JSON bodies of the /api/chat requests received
-        self.closed_early = False  # set when the client hung up while an answer was still streaming
+        self.closed_early = False  # set when the client hung up before the answer ended (streaming, stalled or hanging)
         self.grounding_requests: list[dict] = []  # JSON bodies of the grounding model's requests
         self.verdicts: dict[str, str] = {}  # claim -> the grounding model's reply (default "Yes")
         self.grounding_stall = False
@@ -171,8 +172,7 @@ class OllamaHandler(BaseHTTPRequestHandler):
         elif scenario == "server_error":
             self.send_json(500, {"error": "llama runner process has terminated: signal: killed"})
         elif scenario == "hang":
-            self.fake.stopping.wait(MAX_HANG_SECONDS)
-            self.close_connection = True
+            self.hold_open()
         else:
             self.stream(model, scenario)
 
@@ -205,8 +205,7 @@ class OllamaHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         if scenario == "stall":
-            self.fake.stopping.wait(MAX_HANG_SECONDS)
-            self.close_connection = True
+            self.hold_open()
             return
         if scenario == "garbage":
             self.send_line(b"<html><body>502 Bad Gateway</body></html>\n")
@@ -214,11 +213,31 @@ class OllamaHandler(BaseHTTPRequestHandler):
             self.send_line(final_line(model, len(pieces)))
         self.wfile.write(b"0\r\n\r\n")
 
+    def hold_open(self) -> None:
+        """Send nothing more until the test ends, noting when the client hangs up (Ollama stops generating then)."""
+        deadline = time.monotonic() + MAX_HANG_SECONDS
+        while not self.fake.stopping.wait(0.05) and time.monotonic() < deadline:
+            if client_hung_up(self.connection):
+                self.fake.closed_early = True
+                break
+        self.close_connection = True
+
     def send_line(self, data: bytes) -> None:
         if self.fake.token_delay:
             time.sleep(self.fake.token_delay)
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
+
+
+def client_hung_up(connection: socket.socket) -> bool:
+    """True once the client has closed its end (a readable socket with nothing to read)."""
+    readable, _, _ = select.select([connection], [], [], 0)
+    if not readable:
+        return False
+    try:
+        return not connection.recv(1, socket.MSG_PEEK)
+    except ConnectionError:
+        return True
 
 
 def model_entry(name: str) -> dict:

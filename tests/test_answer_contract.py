@@ -222,3 +222,23 @@ def test_a_region_wide_sentence_is_about_the_town_its_paragraph_opened_with(tmp_
     assert facts.stored_sentence(row).towns == {"Givens Mill"}
     answer = ask(retriever, "Is the tearoom at Givens Mill accessible?")
     assert "The tearoom and the riverside are both accessible." in answer.text
+
+
+@pytest.mark.parametrize(
+    "question, kind",
+    [
+        ("What are the opening hours of the pier at Pellew Sands?", ("clock",)),
+        ("What are the names of the two riverside hotels in Brightwater?", ("name",)),
+    ],
+)
+def test_what_a_question_asks_for_is_read_from_its_usual_phrasings(question, kind) -> None:
+    from guide_tui.asked import asked_kinds
+
+    assert kind in asked_kinds(question)
+
+
+def test_open_ten_to_four_is_a_clock_time() -> None:
+    from guide_tui.asked import FOUND
+
+    assert FOUND["clock"].search("The tearoom is open 10 to 4 every day except Tuesdays.")
+    assert not FOUND["clock"].search("The villages are 2 to 4 miles apart.")

@@ -499,7 +499,7 @@ async def test_a_new_question_closes_the_stream_still_answering_the_old_one(retr
     fake_ollama.token_delay = 0.05
     calls = []  # per answer: the pieces it streamed, and how it ended
 
-    def recording(retriever, retrieval, generator, model, on_text):
+    def recording(retriever, retrieval, generator, model, on_text, stop):
         call = {"question": retrieval.question, "pieces": 0, "ended": "answered"}
         calls.append(call)
 
@@ -508,7 +508,7 @@ async def test_a_new_question_closes_the_stream_still_answering_the_old_one(retr
             call["pieces"] += 1
 
         try:
-            return answer_with(retriever, retrieval, generator, model, counting)
+            return answer_with(retriever, retrieval, generator, model, counting, stop)
         except Exception as err:
             call["ended"] = type(err).__name__
             raise
@@ -525,7 +525,7 @@ async def test_a_new_question_closes_the_stream_still_answering_the_old_one(retr
         while len(calls) < 2 or calls[1]["ended"] == "answered" and "Sources" not in text_of(app, "#answer-text"):
             await asyncio.sleep(0.02)
         await settle(pilot)
-        assert calls[0]["ended"] == "AnswerSuperseded"
+        assert calls[0]["ended"] == "GenerationStopped"
         assert calls[0]["pieces"] < len(tokens(FAITHFUL))
         assert calls[1]["ended"] == "answered"
         assert text_of(app, "#answer-text").startswith(f"Question: {QUESTION} Please.")
@@ -639,3 +639,88 @@ async def test_escape_stops_a_generation_and_closes_its_stream(retriever, fake_o
         await asyncio.sleep(1.0)  # the stream would have gone on for seconds more
         assert text_of(app, "#answer-text") == stopped
         await wait_for(pilot, lambda: fake_ollama.closed_early, "the server seeing the stream closed")
+
+
+async def test_escape_on_a_stalled_stream_closes_it_without_waiting_for_a_token(retriever, fake_ollama, monkeypatch):
+    from fake_ollama import QUESTION, TOKENS_BEFORE_FAULT
+
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", "60")  # without the stop, the stream would stay open a minute
+    fake_ollama.scenario = "stall"
+    app = GuideApp(generator="auto", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit_and_go_on(pilot, QUESTION)
+        await wait_for(pilot, lambda: app.stream is not None and app.stream.pieces == TOKENS_BEFORE_FAULT, "the stall scenario's tokens")
+        await pilot.press("escape")
+        assert "stopped (Esc) mid-answer" in text_of(app, "#status")
+        await wait_for(pilot, lambda: fake_ollama.closed_early, "the server seeing the stream closed", seconds=3.0)
+
+
+class ManualClock:
+    """The app's clock, moved by the test: the status line's seconds and rates are known exactly."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_stream_says_waiting_then_its_rate_then_how_long_it_stalled():
+    from guide_tui.app import Stream
+
+    clock = ManualClock()
+    stream = Stream(clock)
+    clock.now += 4
+    assert stream.describe(clock(), stall_after=3.0).startswith("waiting for the first token (4 s;")
+    for _ in range(5):  # five pieces, one a second: four gaps in four seconds
+        stream.add_piece()
+        clock.now += 1
+    clock.now -= 1
+    assert stream.describe(clock(), stall_after=3.0) == "streaming 1.0 tok/s (Esc stops)"
+    clock.now += 7
+    assert stream.describe(clock(), stall_after=3.0) == "stalled for 7 s (Esc stops)"
+
+
+async def test_the_status_line_waits_for_the_first_token_then_names_the_first_token_timeout(retriever, fake_ollama, monkeypatch):
+    from fake_ollama import QUESTION
+
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_FIRST_TOKEN_TIMEOUT", "1.5")
+    fake_ollama.scenario = "hang"
+    clock = ManualClock()
+    app = GuideApp(generator="auto", retriever=retriever, clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit_and_go_on(pilot, QUESTION)
+        await wait_for(pilot, lambda: app.stream is not None, "the stream starting")
+        clock.now += 12
+        app.refresh_status()
+        assert "waiting for the first token (12 s; a model's first load can take minutes)" in text_of(app, "#status")
+        await wait_for(pilot, lambda: "fell back because Ollama sent no first token within 1.5 s" in text_of(app, "#status"), "the fallback")
+
+
+async def test_at_80x24_the_status_line_and_the_footer_keep_the_stall_and_esc(retriever, fake_ollama, monkeypatch):
+    from fake_ollama import QUESTION, TOKENS_BEFORE_FAULT
+
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", "60")
+    fake_ollama.scenario = "stall"
+    clock = ManualClock()
+    app = GuideApp(generator="auto", retriever=retriever, clock=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit_and_go_on(pilot, QUESTION)
+        await wait_for(pilot, lambda: app.stream is not None and app.stream.pieces == TOKENS_BEFORE_FAULT, "the stall scenario's tokens")
+        clock.now += 5
+        app.refresh_status()
+        await pilot.pause()
+        status = app.query_one("#status")
+        shown = "".join(segment.text for segment in status.render_line(0)).strip()  # the line as cut to 80 columns
+        assert "stalled for 5 s (Esc stops)" in shown, shown
+        keys = {key.key: key for key in app.query("FooterKey")}
+        esc, palette = keys["escape"], keys["ctrl+p"]  # the palette key is drawn over whatever reaches it
+        assert esc.description == "Stop" and esc.region.width > 0 and esc.region.right <= palette.region.x
+
+
+async def test_generator_ollama_in_the_app_gives_no_quoted_answer_when_ollama_is_down(retriever):
+    app = GuideApp(generator="ollama", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, BAKERY)
+        assert text_of(app, "#answer-text") == "No answer: Ollama not reachable at http://127.0.0.1:9"
+        assert "failed: Ollama not reachable" in text_of(app, "#status")

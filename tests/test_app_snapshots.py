@@ -1,17 +1,19 @@
-"""Screens of the app at 120x40, compared with the SVGs in the top-level snapshots/ folder.
+"""Screens of the app at 120x40 and 80x24, compared with the SVGs in the top-level snapshots/ folder.
 
 `pytest tests/test_app_snapshots.py --snapshot-update` rewrites them there (look at
 snapshot_report.html or the SVGs before committing). Everything on screen is fixed
 for these runs: the bundled index, a frozen build time, Ollama either down at a
-closed port or the fake server (whose port never shows), and no clock.
+closed port or the fake server (whose port never shows), and a frozen clock where the
+status line counts seconds.
 """
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
-from conftest import settle
+from conftest import settle, submit_and_go_on
 from pytest_textual_snapshot import SVGImageExtension
 from syrupy.assertion import SnapshotAssertion
 from textual.widgets import Input
@@ -140,3 +142,59 @@ def test_eval_stepping_at_80x24(snap_compare, retriever):
 def test_too_small_terminal(snap_compare, retriever):
     """Below 70x20: one message asking for a larger window instead of panels too small to read."""
     assert snap_compare(app(retriever), terminal_size=(60, 18), run_before=asking())
+
+
+class FrozenClock:
+    """The app's clock for the Ollama snapshots: time moves only when the test says, so "n s" is the same every run."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+STALLED_FOR = 7  # seconds the status line says the stream has been silent
+READ_TIMEOUT = "60"  # the stall must not reach the read timeout (and fall back) before the screen is taken
+
+
+def stalled_stream(clock: FrozenClock, then: tuple[str, ...] = ()):
+    """A run_before that asks the fake server's question, waits for the stall scenario's few tokens (without
+    settle: the answer never finishes), moves the clock STALLED_FOR seconds on, then presses keys."""
+    from fake_ollama import QUESTION, TOKENS_BEFORE_FAULT
+
+    async def run(pilot) -> None:
+        app = pilot.app
+        app.query_one("#question", Input).cursor_blink = False
+        await submit_and_go_on(pilot, QUESTION)
+        for _ in range(500):
+            if app.stream is not None and app.stream.pieces == TOKENS_BEFORE_FAULT:
+                break
+            await asyncio.sleep(0.02)
+        assert app.stream is not None and app.stream.pieces == TOKENS_BEFORE_FAULT, "the stall scenario's tokens never came"
+        clock.now += STALLED_FOR
+        app.refresh_status()
+        for key in then:
+            await pilot.press(key)
+        await pilot.pause()
+
+    return run
+
+
+def test_ollama_stalled_at_80x24(snap_compare, retriever, fake_ollama, monkeypatch):
+    """The fake server sends four tokens, then nothing: the half sentence, and the status line saying how long
+    the stream has stalled and that Esc stops it."""
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", READ_TIMEOUT)
+    fake_ollama.scenario = "stall"
+    clock = FrozenClock()
+    guide = app(retriever, generator="auto", clock=clock)
+    assert snap_compare(guide, terminal_size=SMALL, run_before=stalled_stream(clock))
+
+
+def test_ollama_stopped_at_80x24(snap_compare, retriever, fake_ollama, monkeypatch):
+    """Esc on that stalled stream: the text so far marked unfinished and unchecked, the status line says it was stopped."""
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", READ_TIMEOUT)
+    fake_ollama.scenario = "stall"
+    clock = FrozenClock()
+    guide = app(retriever, generator="auto", clock=clock)
+    assert snap_compare(guide, terminal_size=SMALL, run_before=stalled_stream(clock, then=("escape",)))

@@ -295,6 +295,29 @@ def test_a_slow_first_token_is_waited_for_and_a_stall_after_it_is_not(fake_ollam
     assert error.reason == "Ollama timed out after 0.5 s" and pieces  # the tokens came, then the silence
 
 
+@pytest.mark.parametrize("scenario", ["stall", "hang"])
+def test_the_stop_event_closes_a_silent_stream_at_once(fake_ollama, pubs_retrieval, bundled_index, scenario):
+    """Esc in the app sets it: the connection closes though no token comes to notice it (a real Ollama then
+    stops generating, which would otherwise hold up the next question for the whole read timeout)."""
+    import threading
+    import time
+
+    from guide_tui.errors import GenerationStopped
+
+    fake_ollama.scenario = scenario
+    stop = threading.Event()
+    threading.Timer(0.5, stop.set).start()
+    started = time.monotonic()
+    with pytest.raises(GenerationStopped):
+        generate(pubs_retrieval, QUESTION, bundled_index.embedder, timeouts=Timeouts(read=20.0, first_token=20.0), stop=stop)
+    assert time.monotonic() - started < 3.0
+    for _ in range(100):
+        if fake_ollama.closed_early:
+            break
+        time.sleep(0.02)
+    assert fake_ollama.closed_early
+
+
 def test_every_request_asks_for_a_reproducible_answer_and_the_keep_alive(fake_ollama, pubs_retrieval, bundled_index):
     ask(pubs_retrieval, bundled_index, timeouts=Timeouts(keep_alive="10m"))
     (request,) = fake_ollama.requests
