@@ -501,7 +501,7 @@ APP_TERMINAL_QUESTIONS = 10
 
 async def table_latencies(questions: list[str]) -> list[float]:
     """Milliseconds from pressing Enter to the first screen refresh that shows the filled table (headless app)."""
-    from guide_tui.app import GuideApp
+    from guide_tui.tui.app import GuideApp
 
     painted: list[float] = []
 

@@ -16,11 +16,11 @@ from terminal import Terminal
 from textual.widgets import Input, Static
 
 from guide_tui.answers import REFUSAL, Answer, Citation
-from guide_tui.app import EXIT_AFTER_ENV, GuideApp, HitsTable, IndexErrorScreen, answer_content, printable, reflowed, terminal_hung_up
 from guide_tui.claims import Flag
 from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, MANIFEST
 from guide_tui.questions import load_questions
 from guide_tui.retrieval import MAX_QUESTION_CHARS
+from guide_tui.tui.app import EXIT_AFTER_ENV, GuideApp, HitsTable, IndexErrorScreen, answer_content, printable, reflowed, terminal_hung_up
 
 SIZE = (120, 40)
 BAKERY = "When does the Kestrelford bakery sell out?"
@@ -342,7 +342,7 @@ async def test_an_unexpected_load_failure_gets_the_error_screen_not_a_crash(monk
     def failing_warm_up(retriever):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr("guide_tui.app.warm_up", failing_warm_up)
+    monkeypatch.setattr("guide_tui.tui.app.warm_up", failing_warm_up)
     app = GuideApp()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -493,7 +493,7 @@ async def test_a_new_question_closes_the_stream_still_answering_the_old_one(retr
     """Ollama answers one request at a time: a stale stream left running would hold up the new answer."""
     from fake_ollama import FAITHFUL, QUESTION, tokens
 
-    import guide_tui.app as app_module
+    import guide_tui.tui.app as app_module
 
     fake_ollama.scenario = "faithful"
     fake_ollama.token_delay = 0.05
@@ -666,7 +666,7 @@ class ManualClock:
 
 
 def test_the_stream_says_waiting_then_its_rate_then_how_long_it_stalled():
-    from guide_tui.app import Stream
+    from guide_tui.tui.app import Stream
 
     clock = ManualClock()
     stream = Stream(clock)
