@@ -234,7 +234,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
-    from guide_tui.tui.app import run_app
+    from guide_tui.tui import run_app
 
     return run_app(index_dir=args.index, generator=args.generator, model=args.model, corpus_dir=args.built_from, gate=args.gate)
 

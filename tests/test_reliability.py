@@ -27,7 +27,9 @@ from guide_tui.answers import REFUSAL
 from guide_tui.cli import main
 from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, CHUNKS, FORMAT_VERSION, MANIFEST, VECTORS, load_index, sha256_file
 from guide_tui.retrieval import MAX_QUESTION_CHARS, clean_question
-from guide_tui.tui.app import GuideApp, HitsTable, IndexErrorScreen
+from guide_tui.tui.app import GuideApp
+from guide_tui.tui.screens import IndexErrorScreen
+from guide_tui.tui.widgets import HitsTable
 
 SIZE = (120, 40)
 BAKERY = "When does the Kestrelford bakery sell out?"
