@@ -7,126 +7,20 @@ Its steps, each of which can refuse:
   2. answerability (extractive.why_unanswerable), for every generator: what the question
      is about must be said by the retrieved sentences, in the guide of the place it names
      (the gate alone lets near misses and false premises through): reason "answerability";
-  3. the answerer: Ollama when asked for and reachable (the model may refuse: "model"),
+  3. the answerer (answerers.py): Ollama when asked for and reachable (the model may refuse: "model"),
      else the extractive answerer, which quotes the chosen sentences verbatim.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
-from typing import Callable
 
 from guide_tui.answerability import Verdict
-from guide_tui.extractive import Candidate, find_evidence
+from guide_tui.answerers import answerer_names, first_answer
+from guide_tui.answers import REFUSAL, Answer, Asked, OnText, RefusalReason
+from guide_tui.extractive import find_evidence
 from guide_tui.retrieval import Retrieval, Retriever
 
-REFUSAL = "I don't have enough information about that."
-GENERATORS = ("auto", "extractive", "ollama")
-OLLAMA_MODEL_ENV = "GUIDE_TUI_OLLAMA_MODEL"  # here, not in ollama_answerer, so the app reads it without importing Ollama's client
-
-
-@dataclass(frozen=True)
-class Citation:
-    file: str
-    section: str
-    chunk_id: str
-    quote: str  # verbatim sentence from the chunk (wrapped lines joined by one space)
-
-    def to_json(self) -> dict:
-        return {"file": self.file, "section": self.section, "chunk_id": self.chunk_id, "quote": self.quote}
-
-
-@dataclass
-class Answer:
-    question: str
-    refused: bool
-    text: str  # what the user reads; exactly REFUSAL when refused
-    generator: str  # "extractive" or "ollama:<model>"
-    retrieval: Retrieval
-    citations: list[Citation] = field(default_factory=list)
-    unsupported: list[str] = field(default_factory=list)  # generated sentences the claim check could not support
-    refusal_reason: str | None = None  # "gate", "answerability", "model" or "empty question"
-    fallback_reason: str | None = None  # why Ollama was not used, when it was asked for
-    refusal_detail: str | None = None  # for answerability refusals: what the guides did not cover (names no source)
-    invented_citations: list[str] = field(default_factory=list)  # files the model cited that it was not shown
-    verdicts: list[Verdict] = field(default_factory=list)  # answerability per part of the question: probability, features
-    flags: list = field(default_factory=list)  # claims.Flag per unsupported sentence: why, against which source sentence
-    check_note: str | None = None  # what the grounding model made of the answer, when one is set
-
-    def sources(self) -> list[tuple[str, str]]:
-        """(file, section) pairs in order of first citation; none for a refusal."""
-        if self.refused:
-            return []
-        return list(dict.fromkeys((c.file, c.section) for c in self.citations))
-
-    def to_json(self) -> dict:
-        retrieval = self.retrieval.to_json()
-        return {
-            "question": self.question,
-            "refused": self.refused,
-            "answer": self.text,
-            "generator": self.generator,
-            "citations": [] if self.refused else [c.to_json() for c in self.citations],
-            "unsupported": self.unsupported,
-            "unsupported_reasons": [flag.to_json() for flag in self.flags],
-            "invented_citations": self.invented_citations,
-            "retrieved": retrieval["retrieved"],
-            "gate": retrieval["gate"],
-            "refusal_reason": self.refusal_reason,
-            "refusal_detail": self.refusal_detail,
-            "fallback_reason": self.fallback_reason,
-            "answerability": [v.to_json() for v in self.verdicts],
-            "check_note": self.check_note,
-        }
-
-
-OnText = Callable[[str], None]
-
-
-def guide_says(quote: Candidate) -> str:
-    """The short lead before a quote: "Kestrelford's guide says:" or '"Walking in the region" says:'."""
-    town = quote.sentence.guide_town
-    if town:
-        return f"{town}' guide says:" if town.endswith("s") else f"{town}'s guide says:"
-    return f'"{quote.hit.chunk.title}" says:'
-
-
-def reading_order(quotes: list[Candidate]) -> list[list[Candidate]]:
-    """Quotes grouped by chunk (chunks in the order first quoted), each group in the chunk's own order:
-    the order the answer reads in, and so the order its citations are listed in."""
-    groups: dict[str, list[Candidate]] = {}
-    for quote in quotes:
-        groups.setdefault(quote.hit.chunk.chunk_id, []).append(quote)
-    return [sorted(group, key=lambda q: q.row) for group in groups.values()]
-
-
-def extractive_text(quotes: list[Candidate], uncovered: list[str] = ()) -> list[str]:
-    """The answer in pieces, one per quoted sentence (what on_text streams). Each chunk quoted gets a
-    line: a lead, then its sentences verbatim, a run of adjacent sentences in one pair of quotation
-    marks; then a line naming the parts of the question the guides do not answer."""
-    pieces = []
-    for ordered in reading_order(quotes):
-        for n, quote in enumerate(ordered):
-            if n == 0:
-                opening = ("\n" if pieces else "") + f'{guide_says(quote)} "'
-            else:
-                opening = " " if quote.row == ordered[n - 1].row + 1 else '" … "'
-            pieces.append(opening + quote.sentence.text + ('"' if n == len(ordered) - 1 else ""))
-    if uncovered:
-        pieces.append("\nThe guides do not say: " + "; ".join(part.rstrip("?") + "?" for part in uncovered))
-    return pieces
-
-
-def citations_of(quotes: list[Candidate]) -> list[Citation]:
-    return [
-        Citation(q.hit.chunk.file, q.hit.chunk.section, q.hit.chunk.chunk_id, q.sentence.text)
-        for group in reading_order(quotes)
-        for q in group
-    ]
-
-
-# ---------------------------------------------------------------- the entry point
 
 def answer_question(
     retriever: Retriever,
@@ -147,104 +41,25 @@ def answer_question(
     they become available; Answer.text is the final word (a fallback replaces partial
     Ollama text already streamed). `retrieval`: this question's, when the caller has it.
     `stop`: once set, Ollama's stream is closed within a fraction of a second, even while it is
-    silent, and GenerationStopped is raised.
+    silent, and errors.GenerationStopped is raised.
     """
-    if generator not in GENERATORS:
-        raise ValueError(f"generator must be one of {', '.join(GENERATORS)}, not {generator!r}")
+    names = answerer_names(generator)
     emit = on_text or (lambda piece: None)
     retrieval = retrieval or retriever.retrieve(question)
 
     if not retrieval.question:
         emit(REFUSAL)
-        verdict = Verdict("", 0.0, False, {}, "empty question")
-        return Answer("", True, REFUSAL, "extractive", retrieval, refusal_reason="empty question", verdicts=[verdict])
+        verdict = Verdict("", 0.0, False, {}, RefusalReason.EMPTY_QUESTION)
+        return Answer("", True, REFUSAL, "extractive", retrieval, refusal_reason=RefusalReason.EMPTY_QUESTION, verdicts=[verdict])
     evidence = find_evidence(retriever, retrieval)
 
-    def refuse(reason: str, detail: str | None = None) -> Answer:
+    def refuse(reason: RefusalReason, detail: str | None = None) -> Answer:
         emit(REFUSAL)
         return Answer(retrieval.question, True, REFUSAL, "extractive", retrieval, refusal_reason=reason,
                       refusal_detail=detail, verdicts=evidence.verdicts)
 
     if not retrieval.gate.passed:
-        return refuse("gate")
+        return refuse(RefusalReason.GATE)
     if not evidence.answerable:
-        return refuse("answerability", evidence.problem)
-    fallback = None
-    if generator != "extractive":
-        try:
-            return generated_answer(retriever, retrieval, model, emit, ollama, evidence.verdicts, stop)
-        except OllamaUnavailable as err:
-            if generator == "ollama":  # asked for by name: no quiet substitute
-                raise
-            fallback = f"{err}; answered extractively"
-    pieces = extractive_text(evidence.quotes, evidence.uncovered)
-    for piece in pieces:
-        emit(piece)
-    return Answer(
-        retrieval.question, False, "".join(pieces), "extractive", retrieval, citations_of(evidence.quotes),
-        fallback_reason=fallback, verdicts=evidence.verdicts,
-    )
-
-
-class GenerationStopped(Exception):
-    """The caller stopped Ollama's answer (Esc in the app): not a failure, so nothing falls back."""
-
-
-class OllamaUnavailable(Exception):
-    """Ollama gave no usable answer (down, slow, no such model, dropped mid-stream, nothing supported):
-    the caller falls back to the extractive answer. `reason` is one short line for the user."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-def generated_answer(
-    retriever: Retriever,
-    retrieval: Retrieval,
-    model: str | None,
-    emit: OnText,
-    host: str | None,
-    verdicts: list[Verdict],
-    stop: threading.Event | None = None,
-) -> Answer:
-    """Ollama's answer, checked claim by claim (guide_tui.ollama_answerer); raises OllamaUnavailable to fall back."""
-    try:
-        from guide_tui import ollama_answerer
-    except ImportError as err:  # a trimmed install: answer extractively, say why
-        raise OllamaUnavailable(f"Ollama support is not available ({err})") from err
-    if not retrieval.within_cutoff:
-        raise OllamaUnavailable("no retrieved chunk is within the cutoff to show Ollama")
-    generated = ollama_answerer.generate(
-        retrieval, retrieval.question, retriever.index.embedder, model=model, on_text=emit, host=host, chunks=retriever.index.chunks,
-        stop=stop,
-    )
-    label = f"ollama:{generated.model}"
-    if generated.refused:
-        return Answer(retrieval.question, True, REFUSAL, label, retrieval, refusal_reason="model", verdicts=verdicts)
-    if not generated.citations:  # nothing it said is in the guides: not an answer this app gives
-        raise OllamaUnavailable(no_support_reason(label, generated.text, retrieval, retriever))
-    return Answer(
-        retrieval.question,
-        False,
-        generated.text,
-        label,
-        retrieval,
-        list(generated.citations),
-        list(generated.unsupported),
-        invented_citations=list(generated.invented_citations),
-        verdicts=verdicts,
-        flags=list(generated.flags),
-        check_note=generated.check_note,
-    )
-
-
-def no_support_reason(label: str, text: str, retrieval: Retrieval, retriever: Retriever) -> str:
-    """Why a generated answer with no supported sentence is not used: "cited the wrong guide" when
-    its sentences are supported once their citations are ignored, else "had no support"."""
-    from guide_tui.claims import CITATION_MARK, check_claims
-
-    uncited = CITATION_MARK.sub("", text)
-    if uncited != text and check_claims(uncited, retrieval.within_cutoff, retriever.index.embedder).citations:
-        return f"{label}'s answer cited a guide that does not say it (another guide it was shown does)"
-    return f"{label}'s answer had no support in the retrieved guides"
+        return refuse(RefusalReason.ANSWERABILITY, evidence.problem)
+    return first_answer(names, Asked(retriever, retrieval, evidence, stop), emit, model, ollama)

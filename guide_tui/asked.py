@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import re
 
+from guide_tui.number_words import COUNT_WORDS
+
 WEEKDAY_NAMES = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 MONTH_NAMES = "January February March April May June July August September October November December".split()
 DAY_AND_MONTH_NAMES = frozenset(WEEKDAY_NAMES + [day + "s" for day in WEEKDAY_NAMES] + MONTH_NAMES)
 """Capitalised mid-sentence without naming a place or a thing (claims.known_names, extractive.NOT_PLACES)."""
-COUNT_WORDS = (
-    "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty fifty sixty ninety hundred"
-).split()
-"""Number words a count, duration or distance is written with in the guides."""
 PRICE_WORDS = "cost costs charge charges price prices fee fees fare fares pay paying expensive cheap cheaper cheapest"
 """Words that ask for a price, and that a sentence giving a price covers (KIND_WORDS adds "paid")."""
 
@@ -167,7 +165,8 @@ LIST_CUE = _pattern(
     r"\b(?:what|which)\s+(?:are\s+|were\s+)?(?:the\s+|some\s+|any\s+)?(?:\w+\s+)?(?:things|sights|places|options|attractions|walks|towns|villages|streets|pubs"
     r"|cafes|cafés|restaurants|activities|spots|ways|sites|museums|hotels|beaches|routes|parts|areas)\b"
     r"|\bwhat(?:'s|’s| is| else is)? there to\b|\bworth (?:seeing|doing|visiting)\b|\bhighlights?\b|\bmain sights\b"
-    r"|\bwhat (?:can|could|should) (?:i|we|you|one) (?:do|see|visit)\b|\blist\b|\b(?:things|places) to (?:do|see|visit|eat|stay)\b|\bwhat to (?:do|see)\b|\bwhat .{0,40}s\s+are there\b"
+    r"|\bwhat (?:can|could|should) (?:i|we|you|one) (?:do|see|visit)\b|\blist\b|\b(?:things|places) to (?:do|see|visit|eat|stay)\b"
+    r"|\bwhat to (?:do|see)\b|\bwhat .{0,40}s\s+are there\b"
 )
 
 

@@ -1,8 +1,8 @@
 """Set the relevance cutoff from the labelled questions: `guide-tui calibrate`.
 
 Every labelled question is retrieved and its best vector distance recorded. The
-cutoff must let in-corpus ("answerable") questions through - at most
-ANSWERABLE_REFUSED_MAX of them may be refused - and, within that, refuse as many
+cutoff must let in-corpus ("answerable") questions through - at most the question file's
+`answerable_refused_max` target of them may be refused - and, within that, refuse as many
 off-topic questions as possible. Near-miss questions ("Is there a cinema in
 Kestrelford?") sit as close to the guides as answerable ones by design; the
 answerability check refuses those, so they are reported here but never move the
@@ -21,11 +21,11 @@ from rich.text import Text
 
 from guide_tui.embedding import Embedder
 from guide_tui.indexes import load_index, set_cutoff, timestamp
-from guide_tui.questions import Question, load_questions
+from guide_tui.questions import Question, QuestionSet, load_questions
 from guide_tui.report import open_retriever
 from guide_tui.retrieval import Retriever
 
-ANSWERABLE_REFUSED_MAX = 0.02  # the project's target: at most 2% of in-corpus questions refused by the gate
+REFUSED_MAX_TARGET = "answerable_refused_max"  # the question file's [targets] entry: the share of in-corpus questions the gate may refuse
 HISTOGRAM_BIN = 0.02
 HISTOGRAM_BAR_MAX = 40  # characters for the tallest bar on a wide terminal
 KIND_LABELS = {"answerable": "in-corpus", "near_miss": "near-miss", "off_topic": "off-topic"}
@@ -50,9 +50,15 @@ class Choice:
     off_topic_passed: int
     margin_in_corpus: float | None  # cutoff minus the highest in-corpus distance that passes
     margin_off_topic: float | None  # lowest off-topic distance that is refused minus the cutoff
+    refused_max: float = 0.0  # the share of in-corpus questions it was allowed to refuse
 
 
-def choose_cutoff(in_corpus: list[float], off_topic: list[float], refused_max: float = ANSWERABLE_REFUSED_MAX) -> Choice:
+def refused_max_of(question_set: QuestionSet) -> float:
+    """The share of in-corpus questions the gate may refuse: the question file's target; none when it sets no target."""
+    return float(question_set.targets.get(REFUSED_MAX_TARGET, 0.0))
+
+
+def choose_cutoff(in_corpus: list[float], off_topic: list[float], refused_max: float) -> Choice:
     """The cutoff that lets through all but at most `refused_max` of the in-corpus distances and,
     within that, the fewest off-topic ones; it sits midway in the gap above the last in-corpus
     distance it keeps, so both sides get the same margin. Rounded to 4 places, never below that
@@ -82,6 +88,7 @@ def choose_cutoff(in_corpus: list[float], off_topic: list[float], refused_max: f
             off_topic_passed=passed,
             margin_in_corpus=round(value - max(d for d in kept_sorted if d <= value), 4),
             margin_off_topic=round(min(d for d in off_sorted if d > value) - value, 4) if passed < len(off_sorted) else None,
+            refused_max=refused_max,
         )
         if best is None or choice.off_topic_passed < best.off_topic_passed:
             best = choice  # refusing one more in-corpus question must buy at least one more off-topic refusal
@@ -110,12 +117,13 @@ def distances_of(measured: list[Measured], kind: str) -> list[float]:
     return [m.best_distance for m in measured if m.question.kind == kind]
 
 
-def measure_and_choose(retriever: Retriever, questions: list[Question]) -> tuple[list[Measured], Choice | None]:
+def measure_and_choose(retriever: Retriever, question_set: QuestionSet) -> tuple[list[Measured], Choice | None]:
     """Every labelled question's best distance, and the cutoff they give (None: no in-corpus question to calibrate on)."""
-    measured = measure(retriever, questions)
+    measured = measure(retriever, question_set.questions)
     if not distances_of(measured, "answerable"):
         return measured, None
-    return measured, choose_cutoff(distances_of(measured, "answerable"), distances_of(measured, "off_topic"))
+    in_corpus, off_topic = distances_of(measured, "answerable"), distances_of(measured, "off_topic")
+    return measured, choose_cutoff(in_corpus, off_topic, refused_max_of(question_set))
 
 
 def near_miss_passed(measured: list[Measured], cutoff: float) -> int:
@@ -137,6 +145,7 @@ def manifest_record(choice: Choice, measured: list[Measured]) -> dict:
         "off_topic": counts["off_topic"],
         "near_miss": counts["near_miss"],
         "answerable_refused": choice.in_corpus_refused,
+        "answerable_refused_max": choice.refused_max,
         "off_topic_passed": choice.off_topic_passed,
         "near_miss_passed": near_miss_passed(measured, choice.value),
         "separated": choice.separated,
@@ -148,18 +157,18 @@ def manifest_record(choice: Choice, measured: list[Measured]) -> dict:
 
 def calibrate_index(index_dir: Path, questions_file: Path | None = None, embedder: Embedder | None = None) -> float | None:
     """Calibrate an index silently and record the cutoff in its manifest."""
-    record = calibration_record(index_dir, load_questions(questions_file).questions, embedder)
+    record = calibration_record(index_dir, load_questions(questions_file), embedder)
     if record is None:
         return None
     set_cutoff(Path(index_dir), record)
     return record["value"]
 
 
-def calibration_record(index_dir: Path, questions: list[Question], embedder: Embedder | None = None) -> dict | None:
+def calibration_record(index_dir: Path, question_set: QuestionSet, embedder: Embedder | None = None) -> dict | None:
     """The manifest's cutoff record for an index, written nowhere (`guide-tui index` calibrates the new index
     before it is swapped in, with the embedder it built with); None with no in-corpus question to calibrate on."""
     retriever = Retriever(load_index(index_dir, embedder, rebuild_if_stale=False))
-    measured, choice = measure_and_choose(retriever, questions)
+    measured, choice = measure_and_choose(retriever, question_set)
     return None if choice is None else manifest_record(choice, measured)
 
 
@@ -253,8 +262,8 @@ def explanation(choice: Choice, measured: list[Measured]) -> list[str]:
     off_topic = distances_of(measured, "off_topic")
     near = distances_of(measured, "near_miss")
     lines = [
-        f"rule: keep every in-corpus question passing (at most {ANSWERABLE_REFUSED_MAX:.0%} may be refused, "
-        f"i.e. {math.floor(ANSWERABLE_REFUSED_MAX * len(in_corpus))} of {len(in_corpus)}), and within that refuse as many "
+        f"rule: keep every in-corpus question passing (at most {choice.refused_max:.0%} may be refused, "
+        f"i.e. {math.floor(choice.refused_max * len(in_corpus))} of {len(in_corpus)}), and within that refuse as many "
         "off-topic questions as possible; the cutoff sits midway in the gap so both sides get the same margin",
         f"chosen: {choice.value:.4f} = {choice.method}",
     ]
@@ -291,11 +300,11 @@ def run_calibrate(index_dir: Path, write: bool = True, questions_file: Path | No
     console = Console(highlight=False)
     retriever = open_retriever(index_dir, rebuild_if_stale=False, gate=False)
     try:
-        questions = load_questions(questions_file).questions
+        question_set = load_questions(questions_file)
     except (OSError, ValueError) as err:
         Console(stderr=True).print(Text(f"guide-tui: cannot read the labelled questions: {err}"))
         return 2
-    measured, choice = measure_and_choose(retriever, questions)
+    measured, choice = measure_and_choose(retriever, question_set)
     if choice is None:
         console.print("no answerable questions in the labelled set: nothing to calibrate on")
         return 1

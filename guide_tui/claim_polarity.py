@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-NEGATORS = frozenset("not no never none nothing nowhere nobody neither nor without cannot rarely seldom hardly barely absence lack lacks stopped ceased".split())
+NEGATORS = frozenset(
+    "not no never none nothing nowhere nobody neither nor without cannot rarely seldom hardly barely absence lack lacks stopped ceased".split()
+)
 """Words that deny what follows them in their clause; so does any word ending in "n't"."""
 NEGATING_PHRASES = re.compile(r"\brather than\b|\binstead of\b")
 """Phrases that deny what follows: "match Marchwood rather than village levels", "footpaths instead of pavements"."""
@@ -37,7 +39,8 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "open": (
         r"\bopen(?:s|ed)?\b|\breopens?\b|\bunlocked\b|\bkeeps? going\b|\bstays? open\b|\bcarries on\b|\baround the clock\b"
         r"|\b24 hours\b|\ball hours\b",
-        r"\bclos(?:es|ed|ing)\b|\bclose(?: (?:altogether|entirely|completely|fully|early|down))?(?= (?:on|at|by|for|in|from|until|till)\b)|\bclose (?:early|down|completely|altogether|entirely)\b|\bshut(?:s|ting)?\b|\blocked\b"
+        r"\bclos(?:es|ed|ing)\b|\bclose(?: (?:altogether|entirely|completely|fully|early|down))?(?= (?:on|at|by|for|in|from|until|till)\b)"
+        r"|\bclose (?:early|down|completely|altogether|entirely)\b|\bshut(?:s|ting)?\b|\blocked\b"
         r"|\bshuts? down\b|\blimited hours\b",
     ),
     "allowed": (r"\ballowed\b|\bpermitted\b|\bwelcome\b", r"\bbanned\b|\bforbidden\b|\bprohibited\b|\bban\b"),
@@ -96,7 +99,9 @@ def is_negator(word: str) -> bool:
     return word in NEGATORS or word.endswith("n't")
 
 
-ANY_NEGATOR = re.compile(rf"(?<![a-z0-9£'-])(?:{'|'.join(sorted(NEGATORS, key=len, reverse=True))})(?![a-z0-9'-])|[a-z]+n't(?![a-z])|{NEGATING_PHRASES.pattern}")
+ANY_NEGATOR = re.compile(
+    rf"(?<![a-z0-9£'-])(?:{'|'.join(sorted(NEGATORS, key=len, reverse=True))})(?![a-z0-9'-])|[a-z]+n't(?![a-z])|{NEGATING_PHRASES.pattern}"
+)
 """Every negator in one search (most clauses have none): the words of NEGATORS as whole words, "n't", the phrases."""
 
 

@@ -14,18 +14,12 @@ import re
 from dataclasses import dataclass, replace
 
 from guide_tui.asked import MONTH_NAMES, WEEKDAY_NAMES
+from guide_tui.number_words import SCALES, TENS, UNITS, alternatives
 
-UNITS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-    "seventeen": 17, "eighteen": 18, "nineteen": 19,
-}  # fmt: skip
-TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
 FRACTIONS = {"half": 0.5, "a third": 1 / 3, "a quarter": 0.25, "twice": 2.0, "double": 2.0, "two times": 2.0, "three times": 3.0}
 
-UNIT_WORDS = sorted(UNITS, key=len, reverse=True)  # longest first: "fourteen" is not "four" and "teen"
-WORD_NUMBER = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{'|'.join(k for k in UNIT_WORDS if k != 'zero')}))?|{'|'.join(UNIT_WORDS)}|a dozen|dozen)"
+WORD_NUMBER = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{alternatives(k for k in UNITS if k != 'zero')}))?|{alternatives(UNITS)}|a dozen|dozen)"
 NUMBER = (
     rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?|half a dozen"
     rf"|(?:(?:{WORD_NUMBER}|a)[- ]hundred(?: and {WORD_NUMBER})?|{WORD_NUMBER})(?:[- ]thousand)?|a thousand)"
@@ -37,7 +31,10 @@ SOME = rf"(?:{NUMBER}|an?|one)"  # "an hour", "a day"
 
 # unit word -> (kind, factor to the kind's base unit: minutes for durations, metres for distances)
 DURATION_UNITS = {"minute": 1, "min": 1, "hour": 60, "hr": 60, "day": 1440, "night": 1440, "week": 10080, "month": 43800, "year": 525600}
-DISTANCE_UNITS = {"mile": 1609.0, "metre": 1.0, "meter": 1.0, "m": 1.0, "km": 1000.0, "kilometre": 1000.0, "kilometer": 1000.0, "yard": 0.9144, "foot": 0.3048, "feet": 0.3048}
+DISTANCE_UNITS = {
+    "mile": 1609.0, "metre": 1.0, "meter": 1.0, "m": 1.0, "km": 1000.0, "kilometre": 1000.0, "kilometer": 1000.0, "yard": 0.9144,
+    "foot": 0.3048, "feet": 0.3048,
+}  # fmt: skip
 DISTANCE_TOLERANCE = 0.1  # "about 10 km" restates "six miles"
 HEDGE = 0.25  # how far "just under" / "nearly" / "just over" may be from the amount it names
 HEDGED = re.compile(r"(?:just|a little|a bit|slightly) (under|over|less than|more than)\s*$|(nearly|almost)\s*$")
@@ -57,8 +54,14 @@ PARTS_OF_DAY = {  # minutes after midnight, as (start, end) spans
 }  # fmt: skip
 """Night is left out: "other nights", "two nights", "weeknights" seldom mean a time of day."""
 NAMED_TIMES = {"noon": 720, "midday": 720, "midnight": 0}
-SYMBOLIC_TIMES = {"all day": "all day", "all night": "all night", "dusk": "dusk", "sunset": "dusk", "nightfall": "dusk", "dark": "dusk", "dawn": "dawn", "sunrise": "dawn", "first light": "dawn"}
-FREE = r"(?<![\w-])free(?![\w-])(?! of (?:steps|traffic|crowds))|costs? nothing|(?:at|for) no (?:cost|charge)|no charge|free of charge|for nothing|without charge|(?:doesn't|does not|won't) cost (?:anything|a penny)"
+SYMBOLIC_TIMES = {
+    "all day": "all day", "all night": "all night", "dusk": "dusk", "sunset": "dusk", "nightfall": "dusk", "dark": "dusk", "dawn": "dawn",
+    "sunrise": "dawn", "first light": "dawn",
+}  # fmt: skip
+FREE = (
+    r"(?<![\w-])free(?![\w-])(?! of (?:steps|traffic|crowds))|costs? nothing|(?:at|for) no (?:cost|charge)|no charge|free of charge"
+    r"|for nothing|without charge|(?:doesn't|does not|won't) cost (?:anything|a penny)"
+)
 CHARGED = (
     r"\bmetered\b|\bexpensive\b|\bpricey\b|\bcostly\b|\boverpriced\b|\b(?:an? )?(?:small |entry |entrance |admission )?fee\b"
     r"|\bcharges? (?:for )?(?:entry|entrance|admission|visitors)\b|\bpay to (?:enter|get in|go in|visit|climb)\b|\bnot free\b"
@@ -221,12 +224,16 @@ def month_set(text: str) -> tuple[frozenset[int], bool]:
 
 NOT_A_DURATION = r"(?:tickets?|pass(?:es)?|returns?|trips?|trippers?|visitors?|rovers?)\b"
 """Nouns "a day" describes rather than lasts: "a day ticket", "a day trip"."""
-NOT_AFTER_HOUR = r"(?![:.]?\d)(?!\s?(?:am|pm|a\.m|p\.m))(?!\s*(?:minutes?|mins?|hours?|miles?|metres?|km|days?|nights?|weeks?|years?|%|times|people|cars|beds|[a-z]+s\b))"
+NOT_AFTER_HOUR = (
+    r"(?![:.]?\d)(?!\s?(?:am|pm|a\.m|p\.m))"
+    r"(?!\s*(?:minutes?|mins?|hours?|miles?|metres?|km|days?|nights?|weeks?|years?|%|times|people|cars|beds|[a-z]+s\b))"
+)
 HOUR = r"\d{1,2}(?:[:.]\d{2})?"
 MERIDIEM = r"\s?(?:am|pm|a\.m\.|p\.m\.)"
 PATTERNS: list[tuple[str, re.Pattern]] = [
     # order matters: an earlier pattern's span is not read again by a later one
-    ("clock", re.compile(rf"\b(?:half past|(?:a )?quarter (?:past|to)) (?:{NUMBER}|\d{{1,2}})\b(?:{MERIDIEM}| (?:in the (?:morning|afternoon|evening)|at night))?")),
+    ("clock", re.compile(rf"\b(?:half past|(?:a )?quarter (?:past|to)) (?:{NUMBER}|\d{{1,2}})\b"
+        rf"(?:{MERIDIEM}| (?:in the (?:morning|afternoon|evening)|at night))?")),
     ("price", re.compile(rf"£\s?\d+(?:\.\d{{2}})?|\b(?:\d+(?:\.\d{{2}})?|{NUMBER}) (?:pounds?|quid|pence)\b|\b\d+p\b|{FREE}|{CHARGED}")),
     ("year", re.compile(
         r"\b(?:1[0-9]|20)\d0s\b|\b(?:1[0-9]|20)\d\d\b(?!\s*(?:pounds|people|residents|cars|metres|miles|beds))"
@@ -243,11 +250,14 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"|\b(?:an? )?quarter (?:of an hour|hour)\b|\bhalf an hour\b|\bhalf[- ]hour(?:ly)?\b|\bhalf a day\b"
         rf"|\b(?:every|each) (?:(?:{NUMBER}) )?(?:hours?|minutes?)\b|\b(?:two-|three-)?hourly\b|\bon the hour\b|\bonce an hour\b"
         rf"|\b(?:(?:{NUMBER}) times|twice) (?:an|a|per) hour\b"
-        rf"|\b(?:{NUMBER})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| extra| further)?[- ](?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b'?"
+        rf"|\b(?:{NUMBER})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| extra| further)?"
+        r"[- ](?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b'?"
         rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|month|year)\b(?![- ]{NOT_A_DURATION})"
     )),
-    ("ratio", re.compile(r"\b(?:a third|a quarter|half|twice|double|two times|three times)\b(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year))(?! (?:a|an|per) )")),
-    ("distance", re.compile(rf"\b(?:{SOME})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)\b")),
+    ("ratio", re.compile(r"\b(?:a third|a quarter|half|twice|double|two times|three times)\b"
+        r"(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year))(?! (?:a|an|per) )")),
+    ("distance", re.compile(rf"\b(?:{SOME})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?"
+        rf"[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)\b")),
     ("month", re.compile(rf"\b(?:between |from )?{MONTH_NAME}(?:{LINK}|\s+and\s+){MONTH_NAME}\b|\b{MONTH_NAME}\b|\b(?:{ALL_YEAR})\b")),
     ("clock", re.compile(
         rf"\b{HOUR}{MERIDIEM}|\b\d{{1,2}}:\d{{2}}\b"
@@ -276,7 +286,7 @@ HINTS = {
     "day": re.compile(r"day|daily|week|night|evening|mon|tue|wed|thu|fri|sat|sun"),
     "clock": re.compile(rf"\d|noon|midday|midnight|dusk|dawn|sun|nightfall|dark|morning|afternoon|evening|night|lunch|all day|past|quarter|{HOUR_WORDS}"),
     "ordinal": re.compile(r"second|third|fourth|fifth|sixth|seventh|eighth|\d(?:st|nd|rd|th)"),
-    "count": re.compile(r"\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|dozen|hundred|thousand|once|twice"),
+    "count": re.compile("|".join([r"\d", *(w for w, n in UNITS.items() if 0 < n < 13), "teen", *TENS, "dozen", *SCALES, "once", "twice"])),
 }
 """Words every match of a pattern contains: a sentence without them is not searched (the patterns are slow)."""
 
@@ -444,7 +454,7 @@ def clock_values(lowered: str, written: str, start: int) -> list[Value]:
     values = [Value("clock", name, ((NAMED_TIMES[name],) * 2,), start + lowered.find(name)) for name in ("noon", "midday") if name in lowered]
     if spoken := re.search(rf"\b({HOUR_WORDS})$", lowered):  # "by seven"
         values.append(Value("clock", spoken.group(1), clock(int(number(spoken.group(1))), 0, None), start + spoken.start()))
-    for time in re.finditer(rf"(\d{{1,2}})(?:[:.](\d{{2}}))?\s?(am|pm|a\.m\.|p\.m\.)?", lowered):
+    for time in re.finditer(r"(\d{1,2})(?:[:.](\d{2}))?\s?(am|pm|a\.m\.|p\.m\.)?", lowered):
         hour, minute, meridiem = int(time.group(1)), int(time.group(2) or 0), time.group(3)
         if hour > 24 or minute > 59:
             return []

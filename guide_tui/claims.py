@@ -32,7 +32,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from guide_tui.answering import REFUSAL, Citation
+from guide_tui.answers import REFUSAL, Citation
 from guide_tui.asked import DAY_AND_MONTH_NAMES
 from guide_tui.chunking import Chunk, sentences
 from guide_tui.claim_polarity import SIDES, UNORDERED, Polarity, is_negator, normalised, polarity

@@ -6,8 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from guide_tui.answering import GENERATORS, OllamaUnavailable
+from guide_tui.answers import GENERATORS
 from guide_tui.corpus import Corpus
+from guide_tui.errors import OllamaUnavailable
 from guide_tui.indexes import IndexLoadError
 from guide_tui.inspection import LOOK_PAST
 from guide_tui.paths import BUNDLED_CORPUS, default_index, inside_installed_package, reports_dir, user_index
@@ -156,9 +157,12 @@ def cmd_index(args: argparse.Namespace) -> int:
 
     refuse_installed_package(args.out, f"build your own index with `guide-tui index` (it goes to {user_index()}) or choose another --out")
     try:  # read first: a build that cannot be calibrated is not swapped in
-        questions = load_questions().questions
+        question_set = load_questions()
     except (OSError, ValueError) as err:
-        print(f"guide-tui: cannot read the labelled questions, so no cutoff can be calibrated: {err}; nothing was built ({args.out} is as it was)", file=sys.stderr)
+        print(
+            f"guide-tui: cannot read the labelled questions, so no cutoff can be calibrated: {err}; nothing was built ({args.out} is as it was)",
+            file=sys.stderr,
+        )
         return 1
     embedder = Embedder()  # one model load for the build and the calibration inside it
     with Progress(*Progress.get_default_columns(), ChunkRate(), transient=True) as progress:
@@ -171,7 +175,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
         manifest, corpus = build_index(
             args.corpus, args.out, embedder=embedder, progress=report, with_teacher=args.teacher,
-            calibrate=lambda folder: calibration_record(folder, questions, embedder),
+            calibrate=lambda folder: calibration_record(folder, question_set, embedder),
         )
     print_corpus_warnings(corpus)
     counts = manifest["counts"]
@@ -235,7 +239,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
-    from guide_tui.app import run_app
+    from guide_tui.tui import run_app
 
     return run_app(index_dir=args.index, generator=args.generator, model=args.model, corpus_dir=args.built_from, gate=args.gate)
 
@@ -291,7 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
         add_built_from_option(command)
         add_no_gate_option(command)
     retrieve = sub.choices["retrieve"]
-    retrieve.add_argument("--k", type=int, default=TOP_K, metavar="N", help=f"show the top N chunks (default: {TOP_K}; {LOOK_PAST} looks past what the answer is given)")
+    retrieve.add_argument(
+        "--k", type=int, default=TOP_K, metavar="N", help=f"show the top N chunks (default: {TOP_K}; {LOOK_PAST} looks past what the answer is given)"
+    )
     retrieve.add_argument(
         "--why", action="store_true",
         help="under the table, each row's fused score in its weighted parts, the question's terms it holds and its best sentence",
@@ -310,7 +316,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--questions", type=Path, default=None, metavar="FILE",
         help="labelled questions (.toml, default: the bundled ones) or a traveller question file (.jsonl)",
     )  # fmt: skip
-    evaluate.add_argument("--runs", type=int, default=1, metavar="N", help="run every question N times; the report gives each run and all runs pooled (default: 1)")
+    evaluate.add_argument(
+        "--runs", type=int, default=1, metavar="N", help="run every question N times; the report gives each run and all runs pooled (default: 1)"
+    )
     add_generator_options(evaluate, default="extractive")
     evaluate.add_argument("--compare", type=Path, default=None, metavar="FILE", help="an earlier report to compare against")
     evaluate.add_argument("--out", type=Path, default=None, metavar="DIR", help=f"folder for the report (default: {reports_dir()})")

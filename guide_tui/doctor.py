@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from guide_tui import paths
+from guide_tui.settings import VARIABLES, environment, raw_values
 
 LIBRARIES = ("textual", "rich", "tantivy", "usearch", "model2vec", "tokenizers", "numpy", "ollama", "platformdirs")
-ENVIRONMENT = (  # every variable guide-tui reads, and what it sets
-    ("OLLAMA_HOST", "where Ollama is asked"),
-    ("GUIDE_TUI_OLLAMA_MODEL", "the Ollama model; --model overrides"),
-    ("GUIDE_TUI_OLLAMA_TIMEOUT", "seconds of silence allowed mid-answer"),
-    ("GUIDE_TUI_MODEL", "the embedding model folder"),
-)
 
 
 def installed_version(name: str = "guide-tui") -> str:
@@ -56,7 +50,8 @@ def report_lines(index_dir: Path, ollama_model: str | None) -> list[str]:
     which = "yours, built by `guide-tui index`" if index_dir.resolve() == own.resolve() else (
         "the bundled one" if index_dir.resolve() == paths.BUNDLED_INDEX.resolve() else "given with --index"
     )  # fmt: skip
-    model_source = "from GUIDE_TUI_MODEL" if "GUIDE_TUI_MODEL" in os.environ else "bundled"
+    model_source = "from GUIDE_TUI_MODEL" if environment().embedding_model else "bundled"
+    raw = raw_values()
     ollama = probe(model=ollama_model)
     return [
         f"guide-tui {installed_version()} (Python {sys.version.split()[0]}, {sys.executable})",
@@ -73,7 +68,7 @@ def report_lines(index_dir: Path, ollama_model: str | None) -> list[str]:
         row("reports", f"{paths.reports_dir()} (`guide-tui eval` without --out)"),
         row("settings", f"{paths.settings_dir()} (settings.json: the Ollama model picked in the app's command palette)"),
         "environment",
-        *(f"  {name:<25} " + (repr(os.environ[name]) if name in os.environ else f"not set ({about})") for name, about in ENVIRONMENT),
+        *(f"  {v.name:<36} " + (repr(raw[v.name]) if raw[v.name] is not None else f"not set ({v.about})") for v in VARIABLES),
         "libraries",
         "  " + ", ".join(f"{name} {installed_version(name)}" for name in LIBRARIES),
         "ollama",

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from functools import lru_cache
 from pathlib import Path
-
 from typing import Callable
 
 import numpy as np
 
 from guide_tui.paths import BUNDLED_MODEL
+from guide_tui.settings import environment
+
 MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 
 
@@ -21,7 +21,7 @@ class ModelError(Exception):
 
 def model_dir() -> Path:
     """The bundled model folder, or GUIDE_TUI_MODEL when set."""
-    return Path(os.environ.get("GUIDE_TUI_MODEL", BUNDLED_MODEL))
+    return environment().embedding_model or BUNDLED_MODEL
 
 
 def folder_sha256(folder: Path) -> str:
@@ -41,7 +41,7 @@ def model_sha256(folder: Path) -> str:
 def load_static_model(folder: Path):
     """The model2vec StaticModel from its three files, built as StaticModel.from_pretrained builds a
     plain (unquantised) model but without importing model2vec's hub code: that import alone was a
-    third of a cold `guide-tui ask` (python -m guide_tui.benchmark cold)."""
+    third of a cold `guide-tui ask` (benchmarks/benchmark.py cold)."""
     import json
 
     from model2vec import StaticModel
@@ -70,7 +70,6 @@ class Embedder:
                 f"embedding model missing from {self.folder} ({', '.join(missing)} not found); "
                 "restore index/model from git or rebuild it with `python -m guide_tui.distill`"
             )
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         try:
             self.model = load_static_model(self.folder)
         except Exception as err:  # a truncated or foreign file: say which folder, not a traceback

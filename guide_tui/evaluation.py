@@ -30,6 +30,7 @@ from guide_tui.indexes import LoadedIndex, resolve_corpus
 from guide_tui.inspection import ExpectedPlace, chunks_of_sections, locate_expected
 from guide_tui.paths import CHECKOUT, default_index, reports_dir
 from guide_tui.questions import QUESTIONS_FILE, Question, load_questions
+from guide_tui.report import cell
 from guide_tui.retrieval import TOP_K
 
 MISS_TEXT_CHARS = 160
@@ -112,9 +113,14 @@ CRITERIA = {
     "off_topic_refused": ("off-topic questions refused", "off-topic: refused end to end"),
     "answerable_refused": ("answerable questions refused", "answerable: refused end to end (lower is better)"),
     "refusals_name_no_source": ("no source named on refusals", "every refusal is exactly the refusal sentence with no citation"),
-    "claims_in_cited_chunk": ("every claim found in its cited chunk", "answers: every citation quote is verbatim (whitespace-normalised) in the chunk it names, and no sentence is unsupported"),
+    "claims_in_cited_chunk": (
+        "every claim found in its cited chunk",
+        "answers: every citation quote is verbatim (whitespace-normalised) in the chunk it names, and no sentence is unsupported",
+    ),
     "same_top1_per_need": ("rank stability: same top-1 per need", "answerable needs with 2+ rephrasings: every rephrasing has the same top chunk"),
-    "top5_overlap_per_need": ("rank stability: top-5 overlap per need", "answerable needs with 2+ rephrasings: mean shared top-5 chunks / 5 over pairs of rephrasings"),
+    "top5_overlap_per_need": (
+        "rank stability: top-5 overlap per need", "answerable needs with 2+ rephrasings: mean shared top-5 chunks / 5 over pairs of rephrasings"
+    ),
 }
 # target name in questions.toml -> (criterion key, True when the value must be at least the target)
 TARGETS = {
@@ -424,7 +430,7 @@ def compute_criteria(outcomes: list[Outcome], retriever, section_problems: list 
 
 
 def refusal_is_clean(answer) -> bool:
-    from guide_tui.answering import REFUSAL
+    from guide_tui.answers import REFUSAL
 
     return answer.text == REFUSAL and not answer.citations and not answer.sources()
 
@@ -518,6 +524,7 @@ def evaluate(
         if unknown:
             warnings.append(f"question {question.id} expects {', '.join(unknown)}, not a chunk of this index (a label typo?)")
     settings = describe_settings(index, questions_path, question_set, runs, generator, model, now, outcomes, seconds, command)
+    settings |= run_settings(retriever)
     fell_back = sum(settings["fallbacks"].values())
     if fell_back:
         reasons = "; ".join(settings["fallbacks"])
@@ -584,10 +591,6 @@ def kinds_text(counts: dict) -> str:
     return ", ".join(f"{n} {kind}" for kind, n in counts.items()) or "none"
 
 
-def cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def target_for(key: str, targets: list[dict]) -> dict | None:
     return next((t for t in targets if t["criterion"] == key), None)
 
@@ -611,9 +614,11 @@ def markdown_report(evaluation: Evaluation, comparison: list[tuple] | None, comp
         ("fallbacks", ", ".join(f"{why} × {n}" for why, n in s["fallbacks"].items()) or "none"),
         ("runs", s["runs"]),
         ("questions", f"{s['questions_file']}: {kinds_text(s['questions'])}"),
-        ("index", f"{s['index']} built {s['index_built_at']}: {counts.get('guides')} guides, {counts.get('chunks')} chunks, {counts.get('sentences')} sentence vectors"),
+        ("index", f"{s['index']} built {s['index_built_at']}: {counts.get('guides')} guides, {counts.get('chunks')} chunks, "
+                  f"{counts.get('sentences')} sentence vectors"),
         ("embedding model sha256", s["model_sha256"]),
         ("cutoff", "none (gate passes everything)" if s["cutoff"] is None else f"{s['cutoff']:.4f}"),
+        ("knobs", settings_line(s)),
         ("index notes", "; ".join(s["index_notes"]) or "none"),
         ("git commit", s["git_commit"] or "unknown"),
         ("python", s["python"]),
@@ -642,10 +647,19 @@ def markdown_report(evaluation: Evaluation, comparison: list[tuple] | None, comp
     return "\n".join(lines).rstrip() + "\n"
 
 
+def results_markdown(results: list[QuestionResult]) -> str:
+    """The eval's results view: every question with its kind, failure class and where its expected chunk went."""
+    lines = ["| question | kind | class | expected | came back |", "|---|---|---|---|---|"]
+    for r in results:
+        run = f" (run {r.run})" if r.run > 1 else ""
+        lines.append(
+            f"| `{cell(r.id)}`{run} | {cell(r.kind)} | {FAILURE_CLASSES[r.failure_class]} | {cell(r.expected_line)} | {cell(r.came_back)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def failure_class_markdown(results: list[QuestionResult]) -> list[str]:
     """The report's "Failure classes" section: counts per kind and class, then every question's line."""
-    from guide_tui.markdown import results_markdown
-
     if not results:
         return []
     return ["", "## Failure classes", "", "```", class_counts_text(results), "```", "", results_markdown(results).rstrip()]
@@ -811,7 +825,6 @@ TRAVELLER_TARGETS = {"right": 0.85, "wrongly_refused": 0.03, "handled": 0.89, "r
 def traveller_eval(args: argparse.Namespace, now: datetime) -> int:
     """eval over a JSON Lines question file: shared/eval/score.py's table, for all questions and for the
     odd and even ids apart (the two cross-validation halves), written to a dated report."""
-    from guide_tui.answerability import shipped_model
     from guide_tui.report import open_retriever
     from guide_tui.scoring import first_headings, load_traveller_questions, score, score_table
 
@@ -849,14 +862,12 @@ def traveller_eval(args: argparse.Namespace, now: datetime) -> int:
         name for name, value in figures.items()
         if value is not None and (value > TRAVELLER_TARGETS[name] if name == "wrongly_refused" else value < TRAVELLER_TARGETS[name])
     ]
-    model = shipped_model()
     settings = {
         "command": command_line(args),
         "index": str(retriever.index.folder),
         "questions": str(args.questions),
         "generator": args.generator,
-        "retrieval": retrieval_settings(),
-        "answerability": {"threshold": model.threshold, "fitted_on": model.fitted_on},
+        **run_settings(retriever),
         "seconds": round(seconds, 1),
     }
     lines = [f"# guide-tui eval: {args.questions} ({now:%Y-%m-%d %H:%M})", "", "```", json.dumps(settings, indent=2), "```", ""]
@@ -876,7 +887,8 @@ def traveller_eval(args: argparse.Namespace, now: datetime) -> int:
         out_dir.mkdir(parents=True, exist_ok=True)
         path = report_path(out_dir, now, args.generator + "-" + Path(args.questions).stem, args.model)
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        path.with_suffix(".json").write_text(json.dumps({"settings": settings, "figures": figures, "answers": answers, "questions": [r.to_json() for r in results]}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        sidecar = {"settings": settings, "figures": figures, "answers": answers, "questions": [r.to_json() for r in results]}
+        path.with_suffix(".json").write_text(json.dumps(sidecar, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     except OSError as err:
         raise EvalInputError(f"cannot write the report to {out_dir}: {err.strerror or err}") from err
     for label, _, table in sections:
@@ -884,6 +896,7 @@ def traveller_eval(args: argparse.Namespace, now: datetime) -> int:
     print_failure_classes(results)
     for name in missed:
         print(f"MISSED: {name} {figures[name]:.3f} (target {TRAVELLER_TARGETS[name]})")
+    print(settings_line(settings))
     print(f"report: {path}")
     return 1 if missed else 0
 
@@ -900,12 +913,22 @@ def traveller_result(retriever, question, answer, outcome: str, first_heading: d
     return QuestionResult(question.id, question.kind, question.question, 1, kind, place, came_back(answer))
 
 
-def retrieval_settings() -> dict:
-    """The retrieval knobs a report was made with."""
-    from guide_tui import retrieval
+def run_settings(retriever) -> dict:
+    """The knobs a report's answers were made with: retrieval's fusion settings and the answerability model's cut."""
+    from guide_tui.answerability import shipped_model
+    from guide_tui.retrieval import TOP_K
 
-    names = ("TOP_K", "VECTOR_WEIGHT", "REGION_BONUS", "ASKED_VALUE_BONUS", "TEACHER_POOL", "TEACHER_WEIGHT")
-    return {name.lower(): getattr(retrieval, name) for name in names}
+    model = shipped_model()
+    return {
+        "retrieval": {"top_k": TOP_K, **retriever.fusion.to_json()},
+        "answerability": {"threshold": model.threshold, "fitted_on": model.fitted_on},
+    }
+
+
+def settings_line(settings: dict) -> str:
+    """run_settings in one line, for the command's output and the report's settings table."""
+    retrieval = ", ".join(f"{name} {value:g}" for name, value in settings["retrieval"].items())
+    return f"retrieval: {retrieval}; answerability threshold {settings['answerability']['threshold']:g}"
 
 
 def command_line(args: argparse.Namespace) -> str:
@@ -957,4 +980,5 @@ def print_summary(evaluation: Evaluation, comparison: list[tuple] | None, path: 
             measured = evaluation.overall[target["criterion"]]
             counts = f" ({measured.count} of {measured.total})" if measured.total else ""
             console.print(f"target missed: {target['name']} {sign} {target['target']:g}, measured {measured.value:.4f}{counts}", markup=False)
+    console.print(settings_line(evaluation.settings), markup=False)
     console.print(f"report: {path}", markup=False)

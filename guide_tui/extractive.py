@@ -25,10 +25,9 @@ import numpy as np
 
 from guide_tui.analysis import WORD
 from guide_tui.answerability import Verdict, shipped_model
-from guide_tui.chunking import paragraphs
 from guide_tui.asked import DAY_AND_MONTH_NAMES, FOUND, KINDS_OF_WORD, SOFT_KINDS, asked_kinds, asks_for_a_list, question_parts
+from guide_tui.chunking import paragraphs
 from guide_tui.retrieval import Hit, Retrieval, Retriever, query_analyzer
-
 
 # ---------------------------------------------------------------- what the question asks for
 

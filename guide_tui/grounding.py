@@ -12,19 +12,15 @@ and the note says why.
 from __future__ import annotations
 
 import json
-import math
-import os
 from dataclasses import dataclass, field
 
 import httpx
 import ollama
 import pydantic
 
-from guide_tui.answering import Citation
+from guide_tui.answers import Citation
 from guide_tui.claims import Flag, Support
-
-MODEL_ENV = "GUIDE_TUI_GROUNDING_MODEL"  # the one setting that turns the grounding check on
-TIMEOUT_ENV = "GUIDE_TUI_GROUNDING_TIMEOUT"  # seconds allowed for each sentence's verdict
+from guide_tui.settings import environment
 
 
 @dataclass(frozen=True)
@@ -36,12 +32,8 @@ class Grounding:
     @classmethod
     def from_env(cls) -> Grounding:
         """Off unless GUIDE_TUI_GROUNDING_MODEL names a model; the timeout from GUIDE_TUI_GROUNDING_TIMEOUT when it is a positive number."""
-        model = os.environ.get(MODEL_ENV, "").strip() or None
-        try:
-            timeout = float(os.environ.get(TIMEOUT_ENV, ""))
-        except ValueError:
-            return cls(model)
-        return cls(model, timeout) if 0 < timeout < math.inf else cls(model)
+        env = environment()
+        return cls(env.grounding_model, env.grounding_timeout or cls.timeout)
 
 
 @dataclass

@@ -34,6 +34,7 @@ from guide_tui.chunking import CHUNKER_VERSION, Chunk, chunk_corpus, sentences
 from guide_tui.corpus import Corpus, CorpusError, file_stats, hash_files, load_corpus, sha256_file
 from guide_tui.embedding import Embedder, ModelError
 from guide_tui.paths import BUNDLED_CORPUS, BUNDLED_INDEX, default_index  # noqa: F401 (the bundled folders are imported from here too)
+from guide_tui.settings import FusionSettings, environment
 from guide_tui.staging import WriteSteps, new_locked_folder, remove_abandoned, replace_folder, restore_interrupted_swap
 
 FORMAT_VERSION = 3  # 2: the sentence analysis (analysis.py) is stored; 3: chunk_offsets and the per-chunk tables, read lazily
@@ -160,6 +161,10 @@ class LoadedIndex:
         cutoff = self.manifest.get("cutoff")
         return None if cutoff is None else float(cutoff["value"])
 
+    def document_ordinals(self) -> np.ndarray:
+        """The keyword index's document -> chunk ordinal map: as the build stored it, else read from the keyword index."""
+        return self.ordinals if self.ordinals is not None else keyword_ordinals(self.keyword)
+
     @property
     def stale(self) -> bool:
         return any(note.startswith("stale") for note in self.notes)
@@ -264,8 +269,7 @@ def keyword_ordinals(keyword) -> np.ndarray:
 
 def timestamp() -> str:
     """Now, in UTC; SOURCE_DATE_EPOCH (the reproducible-builds convention) fixes it, so a rebuild can be byte-identical."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(epoch) if epoch.isdigit() else None))
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(environment().source_date_epoch))
 
 
 def make_manifest(
@@ -288,6 +292,7 @@ def make_manifest(
         "libraries": {name: version(name) for name in LIBRARIES},
         "counts": {"guides": len(corpus.guides), "chunks": len(chunks), "sentences": len(units)},
         "cutoff": cutoff,
+        "fusion": FusionSettings().to_json(),  # the retrieval settings the cutoff was calibrated beside
     }
 
 
@@ -602,7 +607,7 @@ def load_index(folder: Path | None = None, embedder: Embedder | None = None, reb
             loaded.notes.append(f"{note}; {rebuild_hint(folder, corpus_dir)}")
             return loaded
         try:
-            loaded = build_in_memory(corpus_dir, embedder, manifest.get("cutoff"), with_teacher=bool(manifest.get("teacher")))
+            loaded = build_in_memory(corpus_dir, folder, embedder, manifest.get("cutoff"), with_teacher=bool(manifest.get("teacher")))
         except CorpusError as err:
             raise IndexLoadError(f"{note}, and the corpus cannot be read: {err}; fix or restore the guides in {corpus_dir}") from err
         loaded.notes.append(f"{note}; rebuilt in memory for this session ({rebuild_hint(folder, corpus_dir)} to save it)")
@@ -642,17 +647,21 @@ def describe_changes(built: dict[str, str], now: dict[str, str]) -> str:
     return "; ".join(parts)
 
 
-def build_in_memory(corpus_dir: Path, embedder: Embedder, cutoff: dict | None = None, with_teacher: bool = True) -> LoadedIndex:
-    """The same index as build_index, held in memory: for stale or read-only situations."""
+def build_in_memory(
+    corpus_dir: Path, folder: Path, embedder: Embedder, cutoff: dict | None = None, with_teacher: bool = True
+) -> LoadedIndex:
+    """The same index as build_index, held in memory in place of the one in `folder` (its folder and its manifest's
+    corpus path are that index's, so whatever finds the guides from an index finds them from this one too)."""
     corpus = load_corpus(corpus_dir)
     chunks = chunk_corpus(corpus)
     units = chunk_units(chunks)
     teacher = load_teacher(with_teacher)
     analysis = analyse(chunks, units, embedder)
     texts, masks_towns = teacher_texts(units, analysis.towns) if teacher is not None else ([], False)
-    manifest = make_manifest(corpus, corpus_dir, chunks, units, embedder, cutoff, teacher, masks_towns) | {"in_memory": True}
+    corpus_path = Path(corpus_path_for_manifest(corpus_dir, folder))
+    manifest = make_manifest(corpus, corpus_path, chunks, units, embedder, cutoff, teacher, masks_towns) | {"in_memory": True}
     return LoadedIndex(
-        corpus_dir, manifest, chunks, units, build_vectors(units, embedder), build_keyword(chunks, None), embedder,
+        folder, manifest, chunks, units, build_vectors(units, embedder), build_keyword(chunks, None), embedder,
         analysis, teacher_vectors=None if teacher is None else build_teacher_vectors(texts, teacher),
     )
 

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from guide_tui.chunking import Chunk
-from guide_tui.retrieval import TEACHER_POOL, FusedPart, Hit, Retrieval, Retriever, rounded_values
+from guide_tui.retrieval import FusedPart, Hit, Retrieval, Retriever, rounded_values
+from guide_tui.settings import FusionSettings
 
-LOOK_PAST = TEACHER_POOL
+LOOK_PAST = FusionSettings().teacher_pool
 """How far an expected chunk is searched for, and how wide the app's widened table is: the chunks the
 second stage re-scores (one beyond them was never in the running)."""
 

@@ -11,39 +11,29 @@ between two streamed lines, including the wait for the first token).
 from __future__ import annotations
 
 import json
-import math
-import os
 import queue
 import re
 import socket
 import threading
 import time
-from urllib.parse import urlsplit
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import httpx
 import ollama
 import pydantic
 
-from guide_tui.answering import (  # GenerationStopped and OllamaUnavailable: raised here too
-    OLLAMA_MODEL_ENV,
-    REFUSAL,
-    Citation,
-    GenerationStopped,
-    OllamaUnavailable,
-    OnText,
-)
+from guide_tui.answers import REFUSAL, Citation, OnText
 from guide_tui.chunking import Chunk
 from guide_tui.claims import Flag, answer_sentences, check_claims, citations_of
 from guide_tui.embedding import Embedder
+from guide_tui.errors import GenerationStopped, OllamaUnavailable
 from guide_tui.grounding import Grounding, ground
-from guide_tui.retrieval import Hit, Retrieval, clean_question, printable
+from guide_tui.retrieval import Retrieval, clean_question, printable
+from guide_tui.settings import environment
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "llama3.2"
-TIMEOUT_ENV = "GUIDE_TUI_OLLAMA_TIMEOUT"  # seconds of silence allowed mid-answer (slow machines raise it)
-FIRST_TOKEN_TIMEOUT_ENV = "GUIDE_TUI_OLLAMA_FIRST_TOKEN_TIMEOUT"  # seconds to wait for the first token (loading the model)
-KEEP_ALIVE_ENV = "GUIDE_TUI_OLLAMA_KEEP_ALIVE"  # how long Ollama keeps the model loaded after an answer ("10m", "-1")
 OPTIONS = {"temperature": 0, "seed": 42}  # the same prompt gets the same answer: eval runs are reproducible
 
 INSTRUCTIONS = f"""You answer questions about trips in one region, using ONLY the travel guide documents you are given.
@@ -54,7 +44,7 @@ Rules:
 - After each sentence, cite the file name of the document it comes from in square brackets, like [guide_kestrelford.md].
 - Keep the answer short: one to four sentences.
 - If the documents do not answer the question, reply exactly with: {REFUSAL}
-  and nothing else: no citation, no explanation."""
+  and nothing else: no citation, no explanation."""  # noqa: E501 (one line per rule, as the model reads them)
 
 
 @dataclass(frozen=True)
@@ -69,18 +59,11 @@ class Timeouts:
     def from_env(cls) -> Timeouts:
         """Defaults, with each timeout from its variable (GUIDE_TUI_OLLAMA_TIMEOUT, _FIRST_TOKEN_TIMEOUT) when it is
         a positive number, and keep_alive from GUIDE_TUI_OLLAMA_KEEP_ALIVE."""
-        read, first = (seconds_from_env(name) for name in (TIMEOUT_ENV, FIRST_TOKEN_TIMEOUT_ENV))
+        env = environment()
         return cls(
-            read=read or cls.read, first_token=first or cls.first_token, keep_alive=os.environ.get(KEEP_ALIVE_ENV) or None
+            read=env.ollama_timeout or cls.read, first_token=env.ollama_first_token_timeout or cls.first_token,
+            keep_alive=env.ollama_keep_alive,
         )
-
-
-def seconds_from_env(name: str) -> float | None:
-    try:
-        seconds = float(os.environ.get(name, ""))
-    except ValueError:
-        return None
-    return seconds if 0 < seconds < math.inf else None
 
 
 STOP_POLL = 0.1  # seconds between two looks at the stop event while Ollama is silent
@@ -152,7 +135,7 @@ def resolve_host(host: str | None = None) -> str:
     """The base URL the ollama client will use: `host`, else OLLAMA_HOST, else the local default."""
     from ollama._client import _parse_host  # the client's own parsing, so messages name the URL it really uses
 
-    raw = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
+    raw = host or environment().ollama_host or DEFAULT_HOST
     try:
         url = _parse_host(raw)
     except ValueError as err:
@@ -163,7 +146,7 @@ def resolve_host(host: str | None = None) -> str:
 
 
 def resolve_model(model: str | None = None) -> str:
-    return model or os.environ.get(OLLAMA_MODEL_ENV) or DEFAULT_MODEL
+    return model or environment().ollama_model or DEFAULT_MODEL
 
 
 def build_prompt(retrieval: Retrieval, question: str) -> list[dict]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from guide_tui.paths import QUESTIONS_FILE
+
 KINDS = ("answerable", "near_miss", "off_topic")
 
 

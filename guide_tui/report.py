@@ -49,7 +49,9 @@ def retrieval_table(retrieval: Retrieval) -> Table:
     verdict = "passed" if gate.passed else "refused"
     table = Table(
         title=Text(retrieval.question or "(empty question)"),
-        caption=f"gate {verdict}: best distance {gate.best_distance:.4f}, cutoff {cutoff}; above the line: what the answer may use; ✗ dimmed = beyond the cutoff",
+        caption=(
+            f"gate {verdict}: best distance {gate.best_distance:.4f}, cutoff {cutoff}; above the line: what the answer may use; ✗ dimmed = beyond the cutoff"
+        ),
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
@@ -124,8 +126,6 @@ def print_retrievals(
     index_dir: Path, questions: list[str], as_json: bool, gate: bool = True, k: int = TOP_K, why: bool = False, markdown: bool = False
 ) -> int:
     """`guide-tui retrieve`: the top-k table (with --why each row's explanation under it), or JSON, or Markdown."""
-    from guide_tui.markdown import question_markdown
-
     retriever = open_retriever(index_dir, gate=gate)
     console = Console(highlight=False)
     for n, question in enumerate(questions):
@@ -148,7 +148,7 @@ def print_answers(
     markdown: bool = False,
 ) -> int:
     """`guide-tui ask`: each answer, then `Sources: file.md (Section), ...` (none for a refusal);
-    --json: one Answer.to_json object a line; --markdown: the table and the answer (markdown.question_markdown).
+    --json: one Answer.to_json object a line; --markdown: the table and the answer (question_markdown).
     Plain print, unwrapped: guide and question text is
     shown as written (no Rich markup), and lines can be copied whole. Why Ollama was not used is said on stderr
     once per distinct reason, not once per question."""
@@ -170,8 +170,6 @@ def print_answers(
             print(json.dumps(record, ensure_ascii=False), flush=True)
             continue
         if markdown:
-            from guide_tui.markdown import question_markdown
-
             print(("\n" if n else "") + question_markdown(retriever, retrieval, answer), flush=True)
             continue
         lines = [f"Q: {answer.question or '(empty question)'}"] if len(questions) > 1 else []
@@ -210,3 +208,57 @@ def ollama_prompt(retrieval: Retrieval) -> str:
     if not retrieval.within_cutoff:
         return "(no prompt: no retrieved chunk is within the cutoff, so nothing would be sent to Ollama)"
     return format_prompt(build_prompt(retrieval, retrieval.question))
+
+
+# ---------------------------------------------------------------- Markdown exports
+
+
+def cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def question_markdown(retriever: Retriever, retrieval: Retrieval, answer=None, why: bool = False) -> str:
+    """The question, its gate, its table (the cutoff line where the answer's chunks end, as on screen), each
+    row's explanation when `why`, and the answer with its sources when one is given."""
+    gate = retrieval.gate
+    cutoff = "none" if gate.cutoff is None else f"{gate.cutoff:.4f}"
+    lines = [f"## {cell(retrieval.question or '(empty question)')}", ""]
+    if message := no_hits_message(retrieval):
+        lines += [message, ""]
+    else:
+        verdict = "passed" if gate.passed else "refused"
+        gate_line = f"Gate {verdict}: best distance {gate.best_distance:.4f}, cutoff {cutoff}."
+        lines += [f"{gate_line} Rows above the cutoff line are what the answer may use; ✗ = beyond the cutoff.", ""]
+        quoted = set() if answer is None or answer.refused else {c.chunk_id for c in answer.citations}
+        header = ["#", "chunk", "section", "distance (best sentence)", "keyword BM25", "teacher cosine", "fused"]
+        header += ["quoted"] if answer is not None else []
+        lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        within, beyond = cutoff_split(retrieval)
+        for n, hit in enumerate(within + beyond):
+            if n == len(within):
+                lines.append("| " + " | ".join(["", f"**cutoff {cutoff}**", "", f"> {cutoff}"] + [""] * (len(header) - 4)) + " |")
+            row = [
+                str(hit.rank), f"`{hit.chunk.chunk_id}`", cell(hit.chunk.section),
+                f"{hit.vector_distance:.4f}{' ✗' if hit.above_cutoff else ''}", f"{hit.keyword_score:.4f}",
+                teacher_cell(hit), f"{hit.fused_score:.4f}",
+            ]  # fmt: skip
+            row += (["✓" if hit.chunk.chunk_id in quoted else ""] if answer is not None else [])
+            lines.append("| " + " | ".join(row) + " |")
+        lines.append("")
+        if why:
+            lines += ["```", *why_lines(retriever, retrieval, answer), "```", ""]
+    if answer is not None:
+        lines += answer_markdown(answer)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def answer_markdown(answer) -> list[str]:
+    """The answer as a quotation block, then its sources, or the refusal and why."""
+    said = "Refused" + (f" ({answer.refusal_reason})" if answer.refusal_reason else "") if answer.refused else f"Answer ({answer.generator})"
+    lines = [f"**{said}:**", ""] + [f"> {line}" if line else ">" for line in answer.text.splitlines()] + [""]
+    for sentence in answer.unsupported:
+        lines.append(f"- Not supported by the guides: {sentence}")
+    if answer.sources():
+        lines.append("Sources: " + ", ".join(f"{file} ({section})" for file, section in answer.sources()))
+    return lines

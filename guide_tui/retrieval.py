@@ -19,29 +19,20 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from guide_tui.asked import asks_for_a_list, FOUND, SOFT_KINDS, WHEN, asked_kinds
+from guide_tui.asked import FOUND, SOFT_KINDS, WHEN, asked_kinds, asks_for_a_list
 from guide_tui.chunking import Chunk
-from guide_tui.indexes import LoadedIndex, keyword_ordinals
+from guide_tui.settings import FusionSettings
+
+if TYPE_CHECKING:
+    from guide_tui.indexes import LoadedIndex
 
 TOP_K = 5
 MAX_QUERY_TERMS = 64
 MAX_QUESTION_CHARS = 2000  # beyond this a question is truncated before embedding and analysis
-
-# The fusion knobs, measured on the "tune" questions only (python -m guide_tui.benchmark retrieval).
-VECTOR_WEIGHT = 0.7
-"""Share of the fused score from vector similarity; BM25 gets the rest. The vectors know that
-"shut" and "close" mean one thing, BM25 knows that "Verrill" is rare: 0.5-0.7 is a plateau,
-0.9 loses 6 rank-1 hits, 0.4 loses 1."""
-REGION_BONUS = 0.1
-"""Added to chunks of the region-wide guides (eating, walking, seasons...) when the question
-names no town: "which town is easiest in a wheelchair?" is a question about the region."""
-ASKED_VALUE_BONUS = 0.1
-"""Added to chunks that contain the kind of value the question asks for ("what time" -> a clock
-time, "how much" -> a price): within one town's guide several sections mention the farm shop,
-one says when it shuts."""
 
 EXACT_SEARCH_MAX = 10_000
 """Up to this many sentences a question's vector is compared with every one (exact); above, the HNSW
@@ -54,16 +45,8 @@ KEYWORD_CANDIDATES = 2_000
 """How many chunks BM25 scores at most (the best): reading every hit costs ~10 us each, 0.9 s a question at
 84,000 chunks; the rest count as matching no term, which only the fused score's scale notices."""
 
-TEACHER_POOL = 20
-"""How many chunks, best first by the fused score, the teacher model re-scores (the second stage)."""
-TEACHER_WEIGHT = 1.5
-"""Added to a pooled chunk's fused score times its best sentence's teacher similarity, scaled to 0..1
-over the pool: the teacher (all-MiniLM-L6-v2) reads word order and phrasing the static vectors cannot
-("how many people live there" ~ "a village of 300"). Chosen on the project's questions and the odd half
-of the dev set (benchmarks/retrieval.py)."""
-
 VALUE_KINDS = [kind for kind in FOUND if kind not in SOFT_KINDS]
-"""Kinds of value (asked.FOUND) that earn ASKED_VALUE_BONUS: a chunk gets it when its body holds the
+"""Kinds of value (asked.FOUND) that earn FusionSettings.asked_value_bonus: a chunk gets it when its body holds the
 first kind (the main reading) of a group the question asks for, "when"'s group aside. 60 of the 84
 chunks hold a time, day, month or year, and a bonus for "how long"'s distances too put a route's
 mileage above its train time (rank-1 0.879, not 0.889). Places have no pattern; reasons are said in
@@ -136,7 +119,8 @@ class Hit:
     matched_sentence: str
     above_cutoff: bool  # True when this chunk's distance is beyond the cutoff (shown dimmed)
     ordinal: int  # the chunk's place in the index's chunks
-    teacher_similarity: float | None = None  # teacher cosine of question and best sentence, or section heading for a list question when closer (None: not pooled)
+    # teacher cosine of question and best sentence, or section heading for a list question when closer (None: not pooled)
+    teacher_similarity: float | None = None
     parts: tuple[FusedPart, ...] = ()  # the fused score's parts (FUSED_PARTS order); sum_parts of their values is fused_score
 
     def to_json(self) -> dict:
@@ -222,7 +206,7 @@ def place_guides(chunks: list[Chunk]) -> dict[str, str]:
 
 
 def chunk_value_kinds(chunks: list[Chunk], towns: TownNames) -> np.ndarray:
-    """Per chunk and VALUE_KINDS kind: whether its body holds a value of that kind (for ASKED_VALUE_BONUS).
+    """Per chunk and VALUE_KINDS kind: whether its body holds a value of that kind (for FusionSettings.asked_value_bonus).
     Searched with town names masked, so bodies alike but for their towns (a region's copies) are searched once."""
     found: dict[str, list[bool]] = {}
     rows = []
@@ -299,16 +283,17 @@ def address_table(ordinals: np.ndarray) -> list[np.ndarray]:
 
 
 class Retriever:
-    def __init__(self, index: LoadedIndex) -> None:
+    def __init__(self, index: LoadedIndex, fusion: FusionSettings = FusionSettings()) -> None:
         """Reads only what the build stored per chunk (the analysis' arrays), never every chunk."""
         self.index = index
+        self.fusion = fusion
         self.analyzer = query_analyzer()
         self.searcher = index.keyword.searcher()
         self.schema = index.keyword.schema
         analysis = index.analysis
         self.unit_chunk = analysis.unit_chunk
         self.chunk_count = analysis.chunk_count
-        ordinals = index.ordinals if index.ordinals is not None else keyword_ordinals(index.keyword)
+        ordinals = index.document_ordinals()
         self.ordinal_of = address_table(np.asarray(ordinals))
         """tantivy's document address -> chunk ordinal, stored by the build rather than read per hit on every question."""
         self.places = analysis.places
@@ -427,7 +412,7 @@ class Retriever:
         return vectors.search(vector, VECTOR_CANDIDATES, threads=1)
 
     def bonuses(self, question: str, chunks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per chunk, 1.0 where REGION_BONUS and where ASKED_VALUE_BONUS applies (see their docstrings), else 0;
+        """Per chunk, 1.0 where FusionSettings.region_bonus and .asked_value_bonus apply (see their docstrings), else 0;
         only the given chunks (the ranked ones) are looked at."""
         region = np.zeros(self.chunk_count)
         if not self.towns_in(question):
@@ -440,7 +425,7 @@ class Retriever:
         return region, asked_value
 
     def score_parts(self, question: str, distances: np.ndarray, keyword: np.ndarray, chunks: np.ndarray) -> ScoreParts:
-        """Per chunk (0 outside `chunks`, the ranked ones): VECTOR_WEIGHT * similarity scaled to 0..1 over all
+        """Per chunk (0 outside `chunks`, the ranked ones): vector_weight * similarity scaled to 0..1 over all
         chunks + the rest * BM25 / best BM25 + bonuses (the teacher's part is 0 until ranking's second stage
         fills it in). A chunk left out was found by neither side: distance 1, BM25 0."""
         similarity = 1.0 - distances[chunks]
@@ -453,14 +438,17 @@ class Retriever:
         keyword_part = np.zeros(self.chunk_count)
         keyword_part[chunks] = keyword[chunks] / best_keyword if best_keyword > 0 else keyword[chunks]
         region, asked_value = self.bonuses(question, chunks)
+        fusion = self.fusion
         weights = {
-            "vector": VECTOR_WEIGHT, "keyword": 1 - VECTOR_WEIGHT, "region_bonus": REGION_BONUS,
-            "asked_value_bonus": ASKED_VALUE_BONUS, "teacher": TEACHER_WEIGHT,
+            "vector": fusion.vector_weight, "keyword": 1 - fusion.vector_weight, "region_bonus": fusion.region_bonus,
+            "asked_value_bonus": fusion.asked_value_bonus, "teacher": fusion.teacher_weight,
         }  # fmt: skip
         scaled = {"vector": vector_part, "keyword": keyword_part, "region_bonus": region, "asked_value_bonus": asked_value}
         return ScoreParts(weights, scaled | {"teacher": np.zeros(self.chunk_count)})
 
-    def ranking(self, question: str) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[int, float], np.ndarray | None, ScoreParts | None]:
+    def ranking(
+        self, question: str
+    ) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[int, float], np.ndarray | None, ScoreParts | None]:
         """Every chunk ordinal best first (repeated texts left out), with the arrays behind the order:
         distances, keyword scores, final scores, best units, teacher similarity of the pooled chunks, the
         question's teacher vector, and the final scores' parts."""
@@ -476,7 +464,7 @@ class Retriever:
         if teacher is None:
             return order, distances, keyword, fused, best_unit, {}, None, parts
         question_vector = self.teacher_encode([question])[0]
-        pool = order[:TEACHER_POOL]
+        pool = order[: self.fusion.teacher_pool]
         similarity = self.teacher_similarities(question_vector, pool)
         if asks_for_a_list(question):  # a list is usually a whole section: "What to see", "Eat and drink"
             similarity = np.maximum(similarity, self.heading_similarities(question_vector, pool))
@@ -485,7 +473,7 @@ class Retriever:
         parts.scaled["teacher"][pool] = scaled
         fused = parts.total()
         pool = sorted(pool, key=lambda i: (-fused[i], distances[i], i))
-        return pool + order[TEACHER_POOL:], distances, keyword, fused, best_unit, dict(zip(order[:TEACHER_POOL], similarity)), question_vector, parts
+        return pool + order[len(pool) :], distances, keyword, fused, best_unit, dict(zip(order[: len(pool)], similarity)), question_vector, parts
 
     def ranked_chunks(self, best_unit: np.ndarray, keyword: np.ndarray) -> np.ndarray:
         """The chunks put in order: all of them when every sentence was compared with the question (up to

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, TypeVar
 
+from guide_tui.settings import environment
+
 T = TypeVar("T")
 BUILDING = "building"
 OLD = "old"
-KILL_AFTER_STEP_ENV = "GUIDE_TUI_KILL_AFTER_STEP"
-RENAME_EXCHANGE_ENV = "GUIDE_TUI_RENAME_EXCHANGE"
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2
 
@@ -47,8 +47,8 @@ class WriteSteps:
 
     @classmethod
     def from_env(cls) -> WriteSteps:
-        kill_after = os.environ.get(KILL_AFTER_STEP_ENV, "")
-        return cls(int(kill_after) if kill_after.isdigit() else None, os.environ.get(RENAME_EXCHANGE_ENV) != "0")
+        env = environment()
+        return cls(env.kill_after_step, env.rename_exchange)
 
     def __call__(self, label: str) -> None:
         self.done += 1

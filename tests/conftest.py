@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from guide_tui.answers import Answer, Answerer, Asked, Citation, OnText
 from guide_tui.indexes import BUNDLED_INDEX, load_index
 from guide_tui.retrieval import Retriever
 
@@ -66,6 +67,32 @@ def fake_ollama(monkeypatch):
         monkeypatch.setenv("OLLAMA_HOST", server.url)
         monkeypatch.delenv("GUIDE_TUI_OLLAMA_MODEL", raising=False)
         yield server
+
+
+class FakeAnswerer(Answerer):
+    """An answerer that cites the first chunk within the cutoff and says so in two pieces; remembers what it was asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[Asked] = []
+
+    def stream(self, asked: Asked, on_text: OnText) -> Answer:
+        self.asked.append(asked)
+        hit = asked.retrieval.within_cutoff[0]
+        pieces = ["The fake answerer ", f"cites {hit.chunk.file}."]
+        for piece in pieces:
+            on_text(piece)
+        citation = Citation(hit.chunk.file, hit.chunk.section, hit.chunk.chunk_id, hit.chunk.body.split("\n")[0])
+        return Answer(asked.question, False, "".join(pieces), "fake", asked.retrieval, [citation], verdicts=asked.evidence.verdicts)
+
+
+@pytest.fixture
+def fake_answerer(monkeypatch) -> FakeAnswerer:
+    """A FakeAnswerer registered as --generator "fake" for this test."""
+    from guide_tui.answerers import ANSWERERS
+
+    answerer = FakeAnswerer()
+    monkeypatch.setitem(ANSWERERS, "fake", lambda model, host: answerer)
+    return answerer
 
 
 CLOSED_OLLAMA = "http://127.0.0.1:9"  # nothing listens on the discard port: "not reachable", at once

@@ -4,7 +4,6 @@ sentences of one chunk, question parts answered or named as uncovered, and the a
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -13,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from guide_tui.answerability import FEATURES, AnswerabilityModel, fit, shipped_model
-from guide_tui.answering import REFUSAL, answer_question
+from guide_tui.answering import answer_question
+from guide_tui.answers import REFUSAL
 from guide_tui.asked import asks_for_a_list, question_parts
 from guide_tui.questions import load_questions
 from guide_tui.scoring import first_headings, load_traveller_questions, score, score_table

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from conftest import CLOSED_OLLAMA
 
-from guide_tui.answering import REFUSAL, answer_question
-from guide_tui.chunking import sentences
+from guide_tui.answering import answer_question
+from guide_tui.answers import REFUSAL
 from guide_tui.asked import asked_kinds
+from guide_tui.chunking import sentences
 from guide_tui.extractive import find_evidence
 from guide_tui.questions import load_questions
 
@@ -160,7 +161,7 @@ def test_empty_and_unmatched_questions_are_refused_with_their_reason(retriever) 
 
 
 def test_unknown_generator_is_a_programming_error(retriever) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="generator must be one of auto, extractive, ollama, not 'gpt'"):
         answer_question(retriever, "When does the Kestrelford bakery sell out?", generator="gpt")
 
 
@@ -229,3 +230,37 @@ def test_near_misses_never_reach_the_model(retriever, fake_ollama) -> None:
     answer, _ = ask(retriever, "Is there a cinema in Kestrelford?", generator="auto")
     assert answer.refused and answer.refusal_reason == "answerability"
     assert fake_ollama.requests == []
+
+
+# ---------------------------------------------------------------- the Answerer protocol and its registry
+
+
+def test_a_registered_answerer_answers_what_passed_the_gate_and_answerability(retriever, fake_answerer) -> None:
+    answer, pieces = ask(retriever, "When does the Kestrelford bakery sell out?", generator="fake")
+    assert pieces == ["The fake answerer ", f"cites {answer.citations[0].file}."]
+    assert answer.text == "".join(pieces) and answer.generator == "fake" and not answer.refused
+    (asked,) = fake_answerer.asked
+    assert asked.evidence.answerable and asked.retrieval.within_cutoff
+    assert answer.verdicts == asked.evidence.verdicts
+
+
+@pytest.mark.parametrize(
+    "question, reason",
+    [("", "empty question"), ("qzxv wqpl", "gate"), ("Is there a cinema in Kestrelford?", "answerability")],
+)
+def test_no_answerer_is_asked_a_question_the_pipeline_refuses(retriever, fake_answerer, question, reason) -> None:
+    answer, pieces = ask(retriever, question, generator="fake")
+    assert answer.refused and answer.refusal_reason == reason and pieces == [REFUSAL]
+    assert fake_answerer.asked == []
+
+
+def test_answer_is_the_stream_without_a_listener(retriever) -> None:
+    from guide_tui.answerers import ExtractiveAnswerer
+    from guide_tui.answers import Asked
+
+    retrieval = retriever.retrieve("How much is the Kestrelford tower?")
+    asked = Asked(retriever, retrieval, find_evidence(retriever, retrieval))
+    pieces: list[str] = []
+    streamed = ExtractiveAnswerer().stream(asked, pieces.append)
+    assert ExtractiveAnswerer().answer(asked).text == streamed.text == "".join(pieces)
+    assert streamed.text.startswith("Kestrelford's guide says:")

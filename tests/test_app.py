@@ -12,15 +12,20 @@ from pathlib import Path
 
 import pytest
 from conftest import settle, submit_and_go_on, text_of
+from terminal import Terminal
 from textual.widgets import Input, Static
 
-from guide_tui.answering import REFUSAL, Answer, Citation
-from guide_tui.benchmark import Terminal
-from guide_tui.app import EXIT_AFTER_ENV, GuideApp, HitsTable, IndexErrorScreen, answer_content, printable, reflowed, terminal_hung_up
+from guide_tui.answers import REFUSAL, Answer, Citation
 from guide_tui.claims import Flag
 from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, MANIFEST
 from guide_tui.questions import load_questions
-from guide_tui.retrieval import MAX_QUESTION_CHARS
+from guide_tui.retrieval import MAX_QUESTION_CHARS, printable
+from guide_tui.tui.app import EXIT_AFTER_ENV, GuideApp
+from guide_tui.tui.screens import IndexErrorScreen
+from guide_tui.tui.terminal import terminal_hung_up
+from guide_tui.tui.widgets import HitsTable
+from guide_tui.tui.widgets.answer_panel import answer_content
+from guide_tui.tui.widgets.chunk_detail import reflowed
 
 SIZE = (120, 40)
 BAKERY = "When does the Kestrelford bakery sell out?"
@@ -342,7 +347,7 @@ async def test_an_unexpected_load_failure_gets_the_error_screen_not_a_crash(monk
     def failing_warm_up(retriever):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr("guide_tui.app.warm_up", failing_warm_up)
+    monkeypatch.setattr("guide_tui.tui.background.warm_up", failing_warm_up)
     app = GuideApp()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -493,7 +498,7 @@ async def test_a_new_question_closes_the_stream_still_answering_the_old_one(retr
     """Ollama answers one request at a time: a stale stream left running would hold up the new answer."""
     from fake_ollama import FAITHFUL, QUESTION, tokens
 
-    import guide_tui.app as app_module
+    import guide_tui.tui.background as app_module
 
     fake_ollama.scenario = "faithful"
     fake_ollama.token_delay = 0.05
@@ -614,9 +619,9 @@ async def test_the_status_line_counts_tokens_then_says_the_stream_stalled(retrie
     fake_ollama.scenario = "stall"
     fake_ollama.token_delay = 0.05
     app = GuideApp(generator="auto", retriever=retriever)
-    app.stall_after = 0.5  # the stall scenario goes silent after 4 tokens
+    app.status.stall_after = 0.5  # the stall scenario goes silent after 4 tokens
     async with app.run_test(size=SIZE) as pilot:
-        field = await submit_and_go_on(pilot, QUESTION)
+        await submit_and_go_on(pilot, QUESTION)
         await wait_for(pilot, lambda: "streaming" in text_of(app, "#status") and "tok/s" in text_of(app, "#status"), "the token rate")
         await wait_for(pilot, lambda: "stalled for" in text_of(app, "#status"), "the stall")
         await wait_for(pilot, lambda: "fell back because Ollama timed out after 3 s" in text_of(app, "#status"), "the fallback")
@@ -630,7 +635,7 @@ async def test_escape_stops_a_generation_and_closes_its_stream(retriever, fake_o
     fake_ollama.token_delay = 0.3  # slow enough to press Esc mid-answer
     app = GuideApp(generator="auto", retriever=retriever)
     async with app.run_test(size=SIZE) as pilot:
-        field = await submit_and_go_on(pilot, QUESTION)
+        await submit_and_go_on(pilot, QUESTION)
         await wait_for(pilot, lambda: "The pubs" in text_of(app, "#answer-text"), "the first tokens")
         await pilot.press("escape")
         stopped = text_of(app, "#answer-text")
@@ -666,7 +671,7 @@ class ManualClock:
 
 
 def test_the_stream_says_waiting_then_its_rate_then_how_long_it_stalled():
-    from guide_tui.app import Stream
+    from guide_tui.tui.ollama_status import Stream
 
     clock = ManualClock()
     stream = Stream(clock)
@@ -724,3 +729,16 @@ async def test_generator_ollama_in_the_app_gives_no_quoted_answer_when_ollama_is
         await ask(pilot, BAKERY)
         assert text_of(app, "#answer-text") == "No answer: Ollama not reachable at http://127.0.0.1:9"
         assert "failed: Ollama not reachable" in text_of(app, "#status")
+
+
+async def test_the_table_is_as_tall_as_its_header_rows_and_border(retriever):
+    """TOP_K hits and the cutoff row under a two-line header: the height follows TOP_K, not a number in the stylesheet."""
+    from guide_tui.retrieval import TOP_K
+
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.query_one("#hits", HitsTable).outer_size.height == 2 + TOP_K + 1 + 2
+    async with GuideApp(generator="extractive", retriever=retriever).run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert pilot.app.query_one("#hits", HitsTable).outer_size.height == 2 + TOP_K + 1  # compact: no border

@@ -10,8 +10,8 @@ from conftest import settle, text_of
 from textual.command import CommandList
 from textual.widgets import Input
 
-from guide_tui.app import GuideApp
 from guide_tui.settings import SettingsFile
+from guide_tui.tui.app import GuideApp
 
 SIZE = (120, 40)
 SMALL_MODEL = "qwen2.5:0.5b"

@@ -18,7 +18,7 @@ from pytest_textual_snapshot import SVGImageExtension
 from syrupy.assertion import SnapshotAssertion
 from textual.widgets import Input
 
-from guide_tui.app import GuideApp
+from guide_tui.tui.app import GuideApp
 
 SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots"
 SIZE = (120, 40)

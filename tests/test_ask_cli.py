@@ -7,7 +7,7 @@ import json
 from conftest import CLOSED_OLLAMA
 
 from guide_tui import cli
-from guide_tui.answering import REFUSAL
+from guide_tui.answers import REFUSAL
 
 BAKERY = "When does the Kestrelford bakery sell out?"
 CINEMA = "Is there a cinema in Kestrelford?"

@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from guide_tui.calibration import ANSWERABLE_REFUSED_MAX, calibrate_index, choose_cutoff, run_calibrate
+from guide_tui.calibration import calibrate_index, choose_cutoff, refused_max_of, run_calibrate
 from guide_tui.cli import main
 from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, MANIFEST, build_index
+from guide_tui.questions import QuestionSet, load_questions
+
+PROJECT_LIMIT = refused_max_of(load_questions())  # questions.toml's answerable_refused_max
 
 
 @pytest.fixture
@@ -30,7 +33,7 @@ def manifest_cutoff(index_dir: Path) -> dict | None:
 
 
 def test_separable_classes_get_the_midpoint_of_the_gap() -> None:
-    choice = choose_cutoff([0.1, 0.2, 0.3], [0.5, 0.7])
+    choice = choose_cutoff([0.1, 0.2, 0.3], [0.5, 0.7], PROJECT_LIMIT)
     assert choice.value == 0.4 and choice.separated
     assert choice.in_corpus_refused == 0 and choice.off_topic_passed == 0
     assert choice.margin_in_corpus == choice.margin_off_topic == 0.1
@@ -38,41 +41,44 @@ def test_separable_classes_get_the_midpoint_of_the_gap() -> None:
 
 def test_one_outlier_is_refused_when_that_refuses_more_off_topic_questions() -> None:
     in_corpus = [0.1 + 0.002 * n for n in range(99)] + [0.65]  # 2% of 100 may be refused
-    choice = choose_cutoff(in_corpus, [0.5, 0.55, 0.7])
+    choice = choose_cutoff(in_corpus, [0.5, 0.55, 0.7], PROJECT_LIMIT)
     assert choice.in_corpus_refused == 1 and choice.off_topic_passed == 0 and not choice.separated
     assert 0.296 < choice.value < 0.5 and "2nd-highest" in choice.method
 
 
 def test_no_in_corpus_question_is_given_up_for_nothing() -> None:
     in_corpus = [0.1 + 0.002 * n for n in range(99)] + [0.45]  # far from the rest, but still below every off-topic one
-    choice = choose_cutoff(in_corpus, [0.5, 0.7])
+    choice = choose_cutoff(in_corpus, [0.5, 0.7], PROJECT_LIMIT)
     assert choice.in_corpus_refused == 0 and choice.separated and choice.value == 0.475
 
 
 def test_overlapping_classes_report_what_gets_through() -> None:
-    choice = choose_cutoff([0.1, 0.2, 0.3, 0.6], [0.25, 0.5, 0.7])  # 2% of 4 is 0: every in-corpus one must pass
+    choice = choose_cutoff([0.1, 0.2, 0.3, 0.6], [0.25, 0.5, 0.7], PROJECT_LIMIT)  # 2% of 4 is 0: every in-corpus one must pass
     assert not choice.separated
     assert choice.in_corpus_refused == 0 and choice.off_topic_passed == 2
     assert choice.value == 0.65 and choice.margin_off_topic == 0.05
 
 
 def test_rounding_never_refuses_the_in_corpus_question_the_cutoff_keeps() -> None:
-    choice = choose_cutoff([0.3, 0.41234], [])  # round(0.41234, 4) would be 0.4123, below it
+    choice = choose_cutoff([0.3, 0.41234], [], PROJECT_LIMIT)  # round(0.41234, 4) would be 0.4123, below it
     assert choice.value == 0.4124 and choice.in_corpus_refused == 0 and choice.margin_in_corpus >= 0
-    squeezed = choose_cutoff([0.41234], [0.41236])  # the midpoint rounds below the in-corpus distance
+    squeezed = choose_cutoff([0.41234], [0.41236], PROJECT_LIMIT)  # the midpoint rounds below the in-corpus distance
     assert squeezed.value >= 0.41234 and squeezed.in_corpus_refused == 0
 
 
 def test_a_single_in_corpus_question_gets_a_cutoff() -> None:
-    choice = choose_cutoff([0.41234], [])
+    choice = choose_cutoff([0.41234], [], PROJECT_LIMIT)
     assert choice.value == 0.4124 and choice.in_corpus_refused == 0 and choice.off_topic_passed == 0
     assert "highest in-corpus distance" in choice.method
 
 
-def test_refused_fraction_is_the_projects_target() -> None:
-    assert ANSWERABLE_REFUSED_MAX == 0.02
+def test_the_refused_fraction_is_the_question_files_target() -> None:
+    assert PROJECT_LIMIT == load_questions().targets["answerable_refused_max"] == 0.02
+    assert refused_max_of(QuestionSet([], {})) == 0.0  # a question file without the target: none may be refused
+    in_corpus = [0.1 + 0.002 * n for n in range(99)] + [0.65]
+    assert choose_cutoff(in_corpus, [0.5, 0.55, 0.7], 0.0).in_corpus_refused == 0  # the outlier refused above is kept
     with pytest.raises(ValueError):
-        choose_cutoff([], [0.5])
+        choose_cutoff([], [0.5], PROJECT_LIMIT)
 
 
 # ---------------------------------------------------------------- the command and the manifest
@@ -148,4 +154,4 @@ def test_calibration_works_on_an_index_of_the_originals(tmp_path: Path, bundled_
     value = calibrate_index(tmp_path / "originals")
     written = manifest_cutoff(tmp_path / "originals")
     assert written["value"] == value and written["answerable"] == 99
-    assert written["answerable_refused"] <= ANSWERABLE_REFUSED_MAX * 99
+    assert written["answerable_refused"] <= PROJECT_LIMIT * 99 and written["answerable_refused_max"] == PROJECT_LIMIT

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from conftest import ORIGINALS
 
 from guide_tui.chunking import check_chunks, chunk_corpus, chunk_guide, chunk_stats, sentences
 from guide_tui.corpus import load_corpus, parse_guide
 from guide_tui.indexes import BUNDLED_CORPUS
-
-from conftest import ORIGINALS
 
 GUIDE = b"""# Pebble Cove
 

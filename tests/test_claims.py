@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from guide_tui.answering import REFUSAL
+from guide_tui.answers import REFUSAL
 from guide_tui.chunking import sentences
 from guide_tui.claims import answer_sentences, check_claims, cited_files, is_refusal
 
@@ -184,22 +184,26 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # a negation flipped: same words, opposite claim
         ("Is the mill tour at Givens Mill accessible?", "The mill tour at Givens Mill has an accessible route to the machinery floor [guide_accessibility.md].",
          "polarity", ["says what the guide denies"], "The mill tour at Givens Mill includes stairs, and the machinery floor has no accessible route."),
-        ("Can I use one bus ticket with every operator?", "Bus tickets from any of the three operators are accepted on every bus in the region [guide_regional_transport.md].",
+        ("Can I use one bus ticket with every operator?",
+         "Bus tickets from any of the three operators are accepted on every bus in the region [guide_regional_transport.md].",
          "polarity", ["says what the guide denies"], "Three bus operators serve the region, and no operator accepts another operator's tickets."),
         ("Is the Halden Bay coastal path safe in bad weather?", "The high-wind closures on the Halden Bay coastal path are only advisory [guide_walking.md].",
          "polarity", ['"advisory"', '"enforced"'], "The high-wind closures are enforced and are not merely advisory."),
         ("When is the Givens Mill tearoom open?", "The tearoom at the mill is open 10 to 4 every day, Tuesdays included [guide_givens_mill.md].",
          "value", ['"every day, Tuesdays included"', '"every day except Tuesdays"'], None),
         # an opposite property
-        ("Can I get around Halden Bay with a pushchair?", "Halden Bay's lanes are step-free, so getting about with a pushchair is easy [guide_accessibility.md].",
+        ("Can I get around Halden Bay with a pushchair?",
+         "Halden Bay's lanes are step-free, so getting about with a pushchair is easy [guide_accessibility.md].",
          "polarity", ['"step-free"', '"stepped"'], "The stepped lanes are difficult with luggage or a pushchair, and a wheelchair is harder still."),
-        ("Is food cheaper away from the riverside in Brightwater?", "Food on Corry Lane costs about a third more than on Brightwater's riverside [guide_eating.md].",
+        ("Is food cheaper away from the riverside in Brightwater?",
+         "Food on Corry Lane costs about a third more than on Brightwater's riverside [guide_eating.md].",
          "polarity", ['"costs about a third more"', '"costs about a third less"'], None),
         ("Is parking difficult in Halden Bay?", "From the overflow car park it's a 12-minute walk downhill into Halden Bay [guide_halden_bay.md].",
          "polarity", ['"downhill"', '"uphill"'], "From the overflow lot it is a 12-minute uphill walk into town."),
         ("Does the Givens Mill watermill still work?", "The watermill at Givens Mill stopped producing flour decades ago [guide_givens_mill.md].",
          "polarity", ["denies what the guide says", "still produces flour"], None),
-        ("Is the coastal path at Halden Bay open in high wind?", "In high wind the Halden Bay coastal path stays open but walkers are advised to take care [guide_halden_bay.md].",
+        ("Is the coastal path at Halden Bay open in high wind?",
+         "In high wind the Halden Bay coastal path stays open but walkers are advised to take care [guide_halden_bay.md].",
          "polarity", ['"stays open"', '"shut"'], "In high wind the coastal path is genuinely dangerous and is shut."),  # the side in a clause of its own
         ("Are hotels in Marchwood expensive?", "Marchwood's hotels are scarce and expensive all year [guide_marchwood.md].",
          "polarity", ['"scarce"', '"plentiful"'], None),
@@ -211,12 +215,14 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         ("How do I get to Elder Ness?", "Because the road floods, Elder Ness can only be reached by boat at high tide [guide_elder_ness.md].",
          "added", ["boat"], None),
         # an inference beyond the text
-        ("How long is the walk from Givens Mill to Brightwater?", "You can walk from Givens Mill to Brightwater and catch a bus back on any day of the week [guide_walking.md].",
+        ("How long is the walk from Givens Mill to Brightwater?",
+         "You can walk from Givens Mill to Brightwater and catch a bus back on any day of the week [guide_walking.md].",
          "value", ['"any day of the week"', '"weekday"'], None),
         ("How do I get to Givens Mill by bus?", "Buses from Brightwater run to Givens Mill every day of the week [guide_givens_mill.md].",
          "value", ['"every day of the week"'], None),
         # a fact moved to another town
-        ("How do harbour front prices in Halden Bay compare with Fell Street?", "On the seafront at Pellew Sands, prices are about twice those on Fell Street [guide_eating.md].",
+        ("How do harbour front prices in Halden Bay compare with Fell Street?",
+         "On the seafront at Pellew Sands, prices are about twice those on Fell Street [guide_eating.md].",
          "place", ["Halden Bay"], "On Halden Bay's harbour front, prices are about twice those of Fell Street, one level higher."),
         ("When does the Elder Ness pub serve food?", "Elder Ness's pub serves food from 12 to 2 and again from 6 to 8:30 [guide_eating.md].",
          "place", ["Kestrelford"], None),
@@ -247,33 +253,46 @@ def test_each_failure_kind_is_flagged_with_its_reason_and_source(hits_for, bundl
 PARAPHRASES = [
     ("Is the Marchwood museum free?", "Entry to Marchwood's excellent city museum costs nothing [guide_marchwood.md]."),  # "costs nothing" for "free"
     ("How do I get to Thornby Wells?", "Thornby Wells is twenty-five minutes from the hub on the Marchwood line [guide_thornby_wells.md]."),
-    ("How do harbour front prices in Halden Bay compare with Fell Street?", "Food on Halden Bay's harbour front is dearer, about twice what it costs on Fell Street [guide_eating.md]."),
-    ("When does the farm shop in Corry Vale close?", "At the mouth of the valley, selling bread and cheese and little else, the farm shop closes at 4pm [guide_corry_vale.md]."),  # reordered
+    ("How do harbour front prices in Halden Bay compare with Fell Street?",
+     "Food on Halden Bay's harbour front is dearer, about twice what it costs on Fell Street [guide_eating.md]."),
+    ("When does the farm shop in Corry Vale close?",
+     "At the mouth of the valley, selling bread and cheese and little else, the farm shop closes at 4pm [guide_corry_vale.md]."),  # reordered
     ("How late can I eat in Marchwood?", "Marchwood kitchens serve until 00:00 on Fridays and Saturdays and until 22:30 on other nights [guide_marchwood.md]."),
-    ("How far is the airport from Brightwater?", "Brightwater has no airport of its own, and the nearest is an hour and a half away by road [guide_brightwater.md]."),
+    ("How far is the airport from Brightwater?",
+     "Brightwater has no airport of its own, and the nearest is an hour and a half away by road [guide_brightwater.md]."),
     ("Can I visit the lighthouse at Elder Ness?", "The lighthouse isn't open to the public, but the walk out to it is the real point [guide_elder_ness.md]."),
     ("Is the chapel in Corry Vale open?", "The chapel in the second village dates from the 12th century and is always open [guide_corry_vale.md]."),
     ("When is the Givens Mill tearoom open?", "The tearoom is open daily from 10 until 4, except on Tuesdays [guide_givens_mill.md]."),
-    ("Where can I buy train tickets at Brightwater?", "Brightwater station's ticket office is open Mon–Fri, in the mornings only [guide_regional_transport.md]."),
-    ("How far is everything from Kestrelford's market square?", "Nowhere in Kestrelford is more than ten minutes' walk from the market square [guide_kestrelford.md]."),
-    ("How long is the train from Brightwater to the hub?", "The train from Brightwater to the hub takes fifty minutes, with eleven trains on weekdays [guide_brightwater.md]."),  # "fifty" for "50"
+    ("Where can I buy train tickets at Brightwater?",
+     "Brightwater station's ticket office is open Mon–Fri, in the mornings only [guide_regional_transport.md]."),
+    ("How far is everything from Kestrelford's market square?",
+     "Nowhere in Kestrelford is more than ten minutes' walk from the market square [guide_kestrelford.md]."),
+    ("How long is the train from Brightwater to the hub?",
+     "The train from Brightwater to the hub takes fifty minutes, with eleven trains on weekdays [guide_brightwater.md]."),  # "fifty" for "50"
     ("How many people live in Halden Bay?", "Halden Bay is a working fishing port of eight thousand people [guide_halden_bay.md]."),
     # a comparison turned round, the same fact
-    ("Is the airport bus or a taxi cheaper from Marchwood?", "For three people sharing, a taxi to the airport costs less than the airport bus [guide_marchwood.md]."),
+    ("Is the airport bus or a taxi cheaper from Marchwood?",
+     "For three people sharing, a taxi to the airport costs less than the airport bus [guide_marchwood.md]."),
     # a denial of days wherever it stands, one left to its sentence, one implied by an exception
-    ("Do riverside businesses in Brightwater close in winter?", "Several riverside businesses in Brightwater close altogether from January to March, and the winters are cold [guide_brightwater.md]."),
-    ("Is it easy to eat out on a Sunday evening in Pellew Sands?", "Most kitchens in Pellew Sands shut on Sunday evenings, so eating out then is hard [guide_pellew_sands.md]."),
-    ("Can I buy a train ticket at Brightwater on a Saturday?", "Brightwater station has no ticket office at weekends, only on weekday mornings [guide_regional_transport.md]."),
+    ("Do riverside businesses in Brightwater close in winter?",
+     "Several riverside businesses in Brightwater close altogether from January to March, and the winters are cold [guide_brightwater.md]."),
+    ("Is it easy to eat out on a Sunday evening in Pellew Sands?",
+     "Most kitchens in Pellew Sands shut on Sunday evenings, so eating out then is hard [guide_pellew_sands.md]."),
+    ("Can I buy a train ticket at Brightwater on a Saturday?",
+     "Brightwater station has no ticket office at weekends, only on weekday mornings [guide_regional_transport.md]."),
     # values given by a section heading, or by another clause of the guide's sentence
     ("Is Brightwater quiet in summer?", "Once the university empties in summer, Brightwater becomes quiet to the point of dullness [guide_seasons.md]."),
     ("When does the Brightwater market pack up?", "By 1 in the afternoon the Tuesday stalls in Brightwater have all gone [guide_brightwater.md]."),
     # a town named only to compare with
-    ("How many good restaurants are in Thornby Wells?", "Pump Street has four really good places to eat, priced like Marchwood rather than a village [guide_thornby_wells.md]."),
+    ("How many good restaurants are in Thornby Wells?",
+     "Pump Street has four really good places to eat, priced like Marchwood rather than a village [guide_thornby_wells.md]."),
     # region-wide guides holding the fact in other words
     ("Is Kestrelford's bakery worth visiting?", "Kestrelford's bakery usually sells out by 11am and is why many people come back [guide_eating.md]."),
-    ("Which town is hardest with a wheelchair?", "The accessibility guide rates Halden Bay as difficult, because its three levels are linked by stepped lanes [guide_accessibility.md]."),
+    ("Which town is hardest with a wheelchair?",
+     "The accessibility guide rates Halden Bay as difficult, because its three levels are linked by stepped lanes [guide_accessibility.md]."),
     ("Where is the closest full hospital?", "According to the accessibility guide, the closest full hospital is in Marchwood [guide_accessibility.md]."),
-    ("Is the Brightwater river path flat?", "According to the walking guide, the Brightwater river path is level the whole way and has a made surface [guide_walking.md]."),
+    ("Is the Brightwater river path flat?",
+     "According to the walking guide, the Brightwater river path is level the whole way and has a made surface [guide_walking.md]."),
 ]
 
 

@@ -11,6 +11,7 @@ from guide_tui.cli import main
 from guide_tui.corpus import CorpusError, load_corpus
 from guide_tui.indexes import BUNDLED_CORPUS, build_index, load_index
 from guide_tui.retrieval import Retriever
+from guide_tui.settings import FusionSettings
 
 BAD_GUIDES = {
     "guide_no_title.md": b"Just text.\n\n## Section\n\nBody.\n",
@@ -55,6 +56,7 @@ def test_good_guides_still_index_and_answer(messy_corpus: Path, tmp_path: Path) 
     manifest, corpus = build_index(messy_corpus, tmp_path / "idx")
     assert manifest["counts"]["guides"] == 3
     assert len(manifest["problems"]) == len(corpus.problems) >= 6
+    assert manifest["fusion"] == FusionSettings().to_json()  # the settings the index was built and calibrated beside
     hits = Retriever(load_index(tmp_path / "idx")).retrieve("When does the bakery sell out?").hits
     assert hits[0].chunk.file == "guide_kestrelford.md"
 

@@ -26,7 +26,10 @@ import pytest
 
 from guide_tui.embedding import Embedder
 from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, KEYWORD_DIR, KEYWORD_OPENING_PREFIX, load_index
-from guide_tui.staging import KILL_AFTER_STEP_ENV, RENAME_EXCHANGE_ENV, new_locked_folder
+from guide_tui.settings import KILL_AFTER_STEP, RENAME_EXCHANGE
+from guide_tui.staging import new_locked_folder
+
+KILL_AFTER_STEP_ENV, RENAME_EXCHANGE_ENV = KILL_AFTER_STEP.name, RENAME_EXCHANGE.name
 
 EPOCH = "1767225600"  # 2026-01-01: every build's timestamps
 SEGMENT_ID = re.compile(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}")

@@ -22,6 +22,7 @@ from guide_tui.indexes import (
     IndexLoadError,
     build_index,
     load_index,
+    resolve_corpus,
 )
 from guide_tui.retrieval import Retriever
 
@@ -121,6 +122,8 @@ def test_stale_corpus_is_rebuilt_in_memory_and_said(workspace: Path, bundled_ind
     loaded = load(workspace / "index", bundled_index.embedder)
     assert loaded.stale and "changed: guide_kestrelford.md" in loaded.notes[0] and "rebuilt in memory" in loaded.notes[0]
     assert Retriever(loaded).retrieve("Is there a zipline across the valley?").hits[0].chunk.file == "guide_kestrelford.md"
+    assert loaded.folder == workspace / "index"  # the index it stands in for, not the corpus folder
+    assert resolve_corpus(loaded.folder, loaded.manifest).resolve() == (workspace / "corpus").resolve()
     kept = load(workspace / "index", bundled_index.embedder, rebuild_if_stale=False)
     assert kept.stale and "guide-tui index --corpus" in kept.notes[0]
     assert len(kept.chunks) == 84

@@ -9,11 +9,11 @@ import socket
 import pytest
 from fake_ollama import FAITHFUL, INVENTED_SENTENCE, QUESTION, WRONG_CITATION_SENTENCE
 
-from guide_tui.answering import REFUSAL
+from guide_tui.answers import REFUSAL
 from guide_tui.chunking import sentences
+from guide_tui.errors import OllamaUnavailable
 from guide_tui.ollama_answerer import (
     DEFAULT_MODEL,
-    OllamaUnavailable,
     Timeouts,
     build_prompt,
     format_prompt,
@@ -302,7 +302,7 @@ def test_the_stop_event_closes_a_silent_stream_at_once(fake_ollama, pubs_retriev
     import threading
     import time
 
-    from guide_tui.answering import GenerationStopped
+    from guide_tui.errors import GenerationStopped
 
     fake_ollama.scenario = scenario
     stop = threading.Event()

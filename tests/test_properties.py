@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from guide_tui.answering import REFUSAL, answer_question
+from guide_tui.answering import answer_question
+from guide_tui.answers import REFUSAL
 from guide_tui.chunking import sentences
 from guide_tui.ollama_answerer import build_prompt
 from guide_tui.questions import load_questions

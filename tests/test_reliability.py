@@ -22,11 +22,14 @@ from rich.console import Console
 from textual import events
 from textual.widgets import Input
 
-from guide_tui.answering import REFUSAL, answer_question
-from guide_tui.app import GuideApp, HitsTable, IndexErrorScreen
+from guide_tui.answering import answer_question
+from guide_tui.answers import REFUSAL
 from guide_tui.cli import main
 from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, CHUNKS, FORMAT_VERSION, MANIFEST, VECTORS, load_index, sha256_file
 from guide_tui.retrieval import MAX_QUESTION_CHARS, clean_question
+from guide_tui.tui.app import GuideApp
+from guide_tui.tui.screens import IndexErrorScreen
+from guide_tui.tui.widgets import HitsTable
 
 SIZE = (120, 40)
 BAKERY = "When does the Kestrelford bakery sell out?"
@@ -587,7 +590,6 @@ def test_a_moved_corpus_is_a_note_and_the_index_still_answers(workspace, capsys)
 
 def test_escapes_typed_into_a_guide_never_reach_the_terminal(workspace, capsys, bundled_index):
     """A guide edited with an escape sequence, a bell and a C1 CSI in a sentence and a heading."""
-    from guide_tui.indexes import build_index
 
     guide = workspace / "corpus" / "guide_kestrelford.md"
     text = guide.read_text(encoding="utf-8")

@@ -9,7 +9,7 @@ import pytest
 
 from guide_tui.indexes import TEACHER_VECTORS, IndexLoadError, load_index
 from guide_tui.paths import BUNDLED_INDEX
-from guide_tui.retrieval import TEACHER_POOL, Retriever
+from guide_tui.retrieval import Retriever
 
 
 def test_the_bundled_index_records_its_teacher_and_stores_a_vector_per_sentence(bundled_index) -> None:
@@ -27,7 +27,7 @@ def test_the_pooled_rows_show_the_teacher_cosine_and_it_is_in_the_fused_score(re
     best = retrieval.hits[0]
     sims = retriever.teacher_similarities(retrieval.teacher_query, [retriever.index.chunks.index(best.chunk)])
     assert sims[0] == pytest.approx(best.teacher_similarity, abs=1e-6)
-    assert TEACHER_POOL >= len(retrieval.hits)
+    assert retriever.fusion.teacher_pool >= len(retrieval.hits)
 
 
 def test_a_damaged_teacher_vectors_file_is_a_clear_load_error(tmp_path) -> None:

@@ -6,10 +6,9 @@ import subprocess
 import sys
 
 import numpy as np
+from conftest import ROOT
 
 from guide_tui.embedding import BUNDLED_MODEL, Embedder
-
-from conftest import ROOT
 
 
 def test_lean_loader_gives_model2vec_s_own_vectors(bundled_index):

@@ -152,7 +152,8 @@ def tiny_bert_folder(folder: Path) -> Path:
     bert = {"hidden_size": 8, "intermediate_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2, "layer_norm_eps": 1e-12, "hidden_act": "gelu"}
     (folder / "config.json").write_text(json.dumps(bert))
     (folder / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 256, "do_lower_case": False}))
-    (folder / "1_Pooling" / "config.json").write_text(json.dumps({"word_embedding_dimension": 8, "pooling_mode_mean_tokens": True, "pooling_mode_cls_token": False}))
+    pooling = {"word_embedding_dimension": 8, "pooling_mode_mean_tokens": True, "pooling_mode_cls_token": False}
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
     shutil.copy(BUNDLED_TEACHER / "tokenizer.json", folder / "tokenizer.json")
     return folder
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
 
 import pytest
+from conftest import CLOSED_OLLAMA, ROOT
 
 from guide_tui.cli import main
 from guide_tui.paths import BUNDLED_CORPUS, BUNDLED_INDEX, CHECKOUT, default_index, reports_dir, user_index
-
-from conftest import CLOSED_OLLAMA, ROOT
+from guide_tui.settings import VARIABLES
 
 QUESTION = "When does the Kestrelford bakery sell out?"
 
@@ -60,7 +59,9 @@ def test_doctor_names_every_folder_and_finds_ollama(fake_ollama, capsys):
     assert f"guides     {BUNDLED_CORPUS} (what the index was built from)" in out
     assert f"{user_index()} (`guide-tui index` without --out; read by default once it exists: not built yet)" in out
     assert f"reports    {ROOT / 'results'}" in out
-    assert f"OLLAMA_HOST               {fake_ollama.url!r}" in out
+    environment = out.split("\nenvironment\n")[1].split("\nlibraries\n")[0].splitlines()
+    assert f"  OLLAMA_HOST{' ' * 26}{fake_ollama.url!r}" in environment
+    assert [line.split()[0] for line in environment] == [variable.name for variable in VARIABLES]  # every one, in one list
     assert "tantivy 0." in out and "model2vec 0." in out
     assert out.rstrip().endswith(f"Ollama 0.9.0 at {fake_ollama.url}, model llama3.2")
 

@@ -18,10 +18,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
-from guide_tui.benchmark import Terminal
-
 from conftest import CLOSED_OLLAMA, ROOT, USER_FOLDERS
+from terminal import Terminal
 
 pytestmark = pytest.mark.slow
 
@@ -83,7 +81,7 @@ def test_the_wheel_carries_the_whole_index_and_corpus_and_the_venv_has_no_torch(
     for folder in ("index", "corpus"):
         shipped = {name.removeprefix(f"guide_tui/bundled/{folder}/") for name in names if name.startswith(f"guide_tui/bundled/{folder}/")}
         assert shipped == {path.relative_to(ROOT / folder).as_posix() for path in (ROOT / folder).rglob("*") if path.is_file()}
-    assert {"guide_tui/questions.toml", "guide_tui/app.tcss", "guide_tui/paths.py"} <= names
+    assert {"guide_tui/questions.toml", "guide_tui/tui/app.tcss", "guide_tui/paths.py"} <= names
     probe = run(installed["bin"] / "python", "-c", "import importlib.util as u; print(u.find_spec('torch'), u.find_spec('transformers'))")
     assert probe.stdout.strip() == "None None"
 

@@ -8,7 +8,6 @@ import re
 
 import pytest
 
-from guide_tui import retrieval as retrieval_module
 from guide_tui.answering import answer_question
 from guide_tui.cli import main
 from guide_tui.evaluation import FAILURE_CLASSES
@@ -33,10 +32,10 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
 def test_the_fused_score_is_exactly_the_sum_of_its_weighted_parts(retriever):
     """For every labelled question and every hit of its top 20: the parts add up to the fused score to the
     last bit, the shown (rounded) parts add up to the shown fused score, and the order is the parts' sum."""
+    fusion = retriever.fusion
     weights = {
-        "vector": retrieval_module.VECTOR_WEIGHT, "keyword": 1 - retrieval_module.VECTOR_WEIGHT,
-        "region_bonus": retrieval_module.REGION_BONUS, "asked_value_bonus": retrieval_module.ASKED_VALUE_BONUS,
-        "teacher": retrieval_module.TEACHER_WEIGHT,
+        "vector": fusion.vector_weight, "keyword": 1 - fusion.vector_weight, "region_bonus": fusion.region_bonus,
+        "asked_value_bonus": fusion.asked_value_bonus, "teacher": fusion.teacher_weight,
     }  # fmt: skip
     bonuses_seen = {"region_bonus": 0, "asked_value_bonus": 0, "teacher": 0}
     for question in load_questions().questions:
@@ -53,7 +52,7 @@ def test_the_fused_score_is_exactly_the_sum_of_its_weighted_parts(retriever):
             assert (parts["teacher"].scaled > 0) <= (hit.teacher_similarity is not None)  # only pooled chunks get a teacher part
             for name in bonuses_seen:
                 bonuses_seen[name] += parts[name].value > 0
-        pooled = [hit.fused_score for hit in hits[: retrieval_module.TEACHER_POOL]]
+        pooled = [hit.fused_score for hit in hits[: fusion.teacher_pool]]
         assert pooled == sorted(pooled, reverse=True)
     assert all(bonuses_seen.values()), bonuses_seen  # every part is exercised by the labelled questions
 
@@ -208,7 +207,8 @@ def test_eval_names_each_questions_failure_class(tmp_path, capsys, retriever, ne
         "quote": "wrong_quote", "refused": "wrongly_refused", "answered": "unanswerable_answered",
     }  # fmt: skip
     low = next(q for q in sidecar["questions"] if q["id"] == "low")
-    assert low["expected"] == {"chunk_id": wide[7].chunk.chunk_id, "rank": 8, "distance": round(wide[7].vector_distance, 4), "within_cutoff": not wide[7].above_cutoff, "searched": 20}
+    assert low["expected"] == {"chunk_id": wide[7].chunk.chunk_id, "rank": 8,
+        "distance": round(wide[7].vector_distance, 4), "within_cutoff": not wide[7].above_cutoff, "searched": 20}
     assert f"  low [answerable]: ranked low; expected {wide[7].chunk.chunk_id} -> rank 8, distance {wide[7].vector_distance:.4f}" in out
     assert f"  miss [answerable]: retrieval miss; expected {far} -> not in the top 20" in out
     assert "  right [" not in out
@@ -222,8 +222,10 @@ def test_eval_names_each_questions_failure_class(tmp_path, capsys, retriever, ne
 
 def test_traveller_questions_get_failure_classes_too(tmp_path, capsys, near_misses):
     rows = [
-        {"id": "t-001", "question": BAKERY, "answerable": True, "kind": "direct", "expects": ["11am"], "source_sections": ["guide_kestrelford.md :: Eat and drink"]},
-        {"id": "t-002", "question": BAKERY, "answerable": True, "kind": "direct", "expects": [NOT_SAID], "source_sections": ["guide_kestrelford.md :: Eat and drink"]},
+        {"id": "t-001", "question": BAKERY, "answerable": True, "kind": "direct",
+         "expects": ["11am"], "source_sections": ["guide_kestrelford.md :: Eat and drink"]},
+        {"id": "t-002", "question": BAKERY, "answerable": True, "kind": "direct",
+         "expects": [NOT_SAID], "source_sections": ["guide_kestrelford.md :: Eat and drink"]},
         {"id": "t-003", "question": near_misses["answered"][0], "answerable": False, "kind": "near_miss"},
     ]
     questions = tmp_path / "travellers.jsonl"

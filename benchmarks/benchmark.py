@@ -1,14 +1,14 @@
-"""Speed, memory and quality numbers behind the README's claims: `python -m guide_tui.benchmark [section...]`.
+"""Speed, memory and quality numbers behind the README's claims: `python benchmarks/benchmark.py [section...]`.
 
 Each section is a function registered with @section; it prints its numbers and
 ratios (never asserts: targets are printed as met/missed, timings never become
 unit tests). With no names every section runs in registry order.
 
-Run it from the app's venv (`.venv/bin/python -m guide_tui.benchmark`). The
+Run it from the app's venv (`.venv/bin/python benchmarks/benchmark.py`). The
 MiniLM baseline needs torch + sentence-transformers, which are never runtime
 dependencies: point GUIDE_TUI_BASELINE_PYTHON at an interpreter that has them, or
-run this module with that interpreter (`PYTHONPATH=. /path/to/venv/bin/python -m
-guide_tui.benchmark`), and the app's own numbers are then measured in .venv.
+run this script with that interpreter (`PYTHONPATH=. /path/to/venv/bin/python
+benchmarks/benchmark.py`), and the app's own numbers are then measured in .venv.
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ from typing import Callable
 from guide_tui.paths import BUNDLED_CORPUS, CHECKOUT, PACKAGE
 
 REPO_ROOT = CHECKOUT or PACKAGE.parent  # where guide_tui is imported from: the measured processes' PYTHONPATH
+BENCHMARKS = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCHMARKS.parent / "tests"))
+from terminal import Terminal  # noqa: E402 (the app tests' pseudo-terminal, shared)
+
 SECTIONS: dict[str, tuple[Callable[[], None], str]] = {}
 
 
@@ -128,7 +132,7 @@ def baseline_python() -> str | None:
 
 def job_env() -> dict:
     """Environment for the measured processes: this checkout importable, Hugging Face kept offline."""
-    return os.environ | {"PYTHONPATH": str(REPO_ROOT), "HF_HUB_OFFLINE": "1"}
+    return os.environ | {"PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(BENCHMARKS)]), "HF_HUB_OFFLINE": "1"}
 
 
 # The seed's way of answering: all-MiniLM-L6-v2 through sentence-transformers, one vector per
@@ -292,7 +296,7 @@ def build_scaling() -> None:
 
 APP_JOB = """
 import asyncio, resource, sys
-from guide_tui.benchmark import table_latencies
+from benchmark import table_latencies
 asyncio.run(table_latencies([sys.argv[1]]))
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
@@ -300,7 +304,7 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 @section("memory", "peak RSS of the app (headless, after answering one question) and of one `ask`")
 def app_memory() -> None:
-    env = os.environ | {"PYTHONPATH": str(REPO_ROOT)}
+    env = job_env()  # APP_JOB imports this script
     question = cold_questions(1)[0]
     app = run_measured([runtime_python(), "-c", APP_JOB, question], env)
     if app.status != 0:
@@ -359,22 +363,15 @@ def ranking_quality(rankings: list[list[str]], expected: list[tuple[str, ...]]) 
 
 def our_rankings(retriever, texts: list[str]) -> dict[str, list[list[str]]]:
     """Full chunk rankings per method, all through the shipped Retriever (repeated texts kept once in each)."""
-    from contextlib import contextmanager
+    from dataclasses import replace
 
     import numpy as np
 
-    from guide_tui import retrieval
+    from guide_tui.retrieval import Retriever
 
-    @contextmanager
-    def knobs(**values):
-        saved = {name: getattr(retrieval, name) for name in values}
-        for name, value in values.items():
-            setattr(retrieval, name, value)
-        try:
-            yield
-        finally:
-            for name, value in saved.items():
-                setattr(retrieval, name, value)
+    def variant(**values) -> Retriever:
+        """The same index retrieved with other fusion settings."""
+        return Retriever(retriever.index, replace(retriever.fusion, **values))
 
     def ids(order) -> list[str]:
         return [retriever.index.chunks[i].chunk_id for i in retriever.distinct([int(i) for i in order])]
@@ -391,10 +388,9 @@ def our_rankings(retriever, texts: list[str]) -> dict[str, list[list[str]]]:
         "keyword only (BM25)": [ids(np.argsort(-retriever.keyword_scores(t), kind="stable")) for t in texts],
         "fused: RRF k=60, no bonuses": [reciprocal_rank_fusion(t) for t in texts],
     }
-    with knobs(REGION_BONUS=0.0, ASKED_VALUE_BONUS=0.0):
-        rows["fused: weighted, no bonuses"] = [ids(retriever.ranking(t)[0]) for t in texts]
-    with knobs(ASKED_VALUE_BONUS=0.0):
-        rows["fused: weighted + region bonus"] = [ids(retriever.ranking(t)[0]) for t in texts]
+    no_bonuses, region_bonus_only = variant(region_bonus=0.0, asked_value_bonus=0.0), variant(asked_value_bonus=0.0)
+    rows["fused: weighted, no bonuses"] = [ids(no_bonuses.ranking(t)[0]) for t in texts]
+    rows["fused: weighted + region bonus"] = [ids(region_bonus_only.ranking(t)[0]) for t in texts]
     rows["fused: shipped (weighted + both bonuses)"] = [ids(retriever.ranking(t)[0]) for t in texts]
     return rows
 
@@ -503,59 +499,9 @@ APP_TABLE_QUESTIONS = 40
 APP_TERMINAL_QUESTIONS = 10
 
 
-class Terminal:
-    """A command on a pseudo-terminal, as a user runs it (Textual's real driver): type into it, watch its output."""
-
-    def __init__(self, command: list[str], env: dict, size: tuple[int, int] = (120, 40)) -> None:
-        import fcntl
-        import pty
-        import struct
-        import termios
-
-        self.master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
-        self.started = time.perf_counter()
-        self.process = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
-        os.close(slave)
-        self.output = bytearray()
-
-    def drain(self, seconds: float) -> None:
-        """Read whatever the program writes for up to `seconds` (its writes block if nobody reads)."""
-        import select
-
-        if select.select([self.master], [], [], seconds)[0]:
-            try:
-                self.output += os.read(self.master, 65536)
-            except OSError:  # the terminal closed with the process
-                time.sleep(seconds)
-
-    def read_until(self, needle: bytes, timeout: float, start: int = 0) -> float | None:
-        """Seconds since start-up when `needle` first shows in the output after offset `start`; None if it never does."""
-        deadline = time.perf_counter() + timeout
-        while needle not in self.output[start:]:
-            if time.perf_counter() > deadline or self.process.poll() is not None:
-                return None
-            self.drain(0.005)
-        return time.perf_counter() - self.started
-
-    def type(self, data: bytes) -> None:
-        os.write(self.master, data)
-
-    def wait(self, timeout: float) -> int | None:
-        """The exit status once the program ends, or None after killing it at `timeout`."""
-        deadline = time.perf_counter() + timeout
-        while self.process.poll() is None and time.perf_counter() < deadline:
-            self.drain(0.01)
-        if self.process.poll() is None:
-            self.process.kill()
-        status = self.process.wait()
-        os.close(self.master)
-        return status if time.perf_counter() <= deadline else None
-
-
 async def table_latencies(questions: list[str]) -> list[float]:
     """Milliseconds from pressing Enter to the first screen refresh that shows the filled table (headless app)."""
-    from guide_tui.app import GuideApp
+    from guide_tui.tui.app import GuideApp
 
     painted: list[float] = []
 
@@ -652,14 +598,14 @@ def main(argv: list[str] | None = None) -> int:
     if unknown or wants_help:
         for name in unknown:
             print(f"unknown section {name!r}", file=sys.stderr)
-        print("usage: python -m guide_tui.benchmark [section ...]\nsections:", file=sys.stderr)
+        print("usage: python benchmarks/benchmark.py [section ...]\nsections:", file=sys.stderr)
         for name, (_, about) in SECTIONS.items():
             print(f"  {name:<12} {about}", file=sys.stderr)
         return 2 if unknown else 0
     if not has_runtime_packages():
         # run from the baseline's venv: measure the app in its own venv, the baseline in this one
         env = os.environ | {"GUIDE_TUI_BASELINE_PYTHON": sys.executable, "PYTHONPATH": str(REPO_ROOT)}
-        return subprocess.call([runtime_python(), "-m", "guide_tui.benchmark", *names], env=env)
+        return subprocess.call([runtime_python(), str(BENCHMARKS / "benchmark.py"), *names], env=env)
     load, cores = os.getloadavg()[0], os.cpu_count() or 1
     busy = " -- the machine is busy, so wall-clock times run high; CPU times are the steadier figure" if load > cores * 0.75 else ""
     print(f"load average {load:.2f} on {cores} cores at start{busy}")

@@ -1,0 +1,18 @@
+"""Numbers written as words: one list for the readers that must agree on them (what a question asks for in
+asked.py, what a claim says in claim_values.py). Imports nothing of the package."""
+
+UNITS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+SCALES = {"hundred": 100, "thousand": 1000}
+
+COUNT_WORDS = tuple(word for word in (*UNITS, *TENS, "hundred") if word != "zero")
+"""The words a count, duration or distance is written with ("ninety minutes", "a hundred metres")."""
+
+
+def alternatives(words) -> str:
+    """A regex alternation of the words, longest first: unanchored, "four|fourteen" reads "fourteen" as four."""
+    return "|".join(sorted(words, key=len, reverse=True))

@@ -1,0 +1,283 @@
+"""The Textual app's coordinator: it runs the workers (index, Ollama, answers) and hands what they find to the screen.
+
+Widgets own what they show (widgets/), the main screen lays them out (screens.py). Blocking work
+runs in daemon threads awaited by Textual workers (background.py), so a slow or dead Ollama never
+freezes the screen, delays the first paint or holds up quitting. Retrieval itself takes about a
+millisecond and runs on the spot, so the table is filled before the answer starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+
+from textual import events, on, work
+from textual.app import App
+from textual.widgets import Input
+
+from guide_tui.answers import Answer
+from guide_tui.indexes import IndexLoadError, LoadedIndex
+from guide_tui.paths import default_index
+from guide_tui.questions import Question, load_questions
+from guide_tui.retrieval import MAX_QUESTION_CHARS, Retrieval, Retriever
+from guide_tui.settings import EXIT_AFTER, SettingsFile, environment
+from guide_tui.tui import background
+from guide_tui.tui.commands import KEYS, GuideCommands, ModelChoice, ModelCommands
+from guide_tui.tui.eval_session import EvalSession
+from guide_tui.tui.ollama_status import Clock, Stream, connected, probe_ollama
+from guide_tui.tui.screens import IndexErrorScreen, MainScreen
+from guide_tui.tui.terminal import terminal_hung_up
+from guide_tui.tui.widgets import AnswerPanel, EvalBar, StatusLine
+
+EXIT_AFTER_ENV = EXIT_AFTER.name  # "paint" or "ready": exit once there, for the start-up benchmark
+
+
+class GuideApp(App):
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere (benchmark, tests) find it too
+    TITLE = "guide-tui"
+    COMMANDS = App.COMMANDS | {GuideCommands, ModelCommands}
+    BINDINGS = KEYS
+
+    def __init__(
+        self,
+        index_dir: Path | None = None,
+        generator: str = "auto",
+        model: str | None = None,
+        questions: list[Question] | None = None,
+        built_label: str | None = None,
+        retriever: Retriever | None = None,
+        corpus_dir: Path | None = None,
+        gate: bool = True,
+        settings: SettingsFile | None = None,
+        clock: Clock = time.monotonic,
+    ) -> None:
+        """Tests may pass a loaded retriever (no load at start), fewer questions, and a fixed built_label
+        in place of the index's build time (the status line stays the same run to run).
+        corpus_dir (--corpus): the index must have been built from that folder's guides.
+        gate=False (--no-gate): an index never calibrated opens, with no cutoff.
+        settings: where the picked model is remembered (default: settings.json in the user's config folder);
+        model (--model) and GUIDE_TUI_OLLAMA_MODEL win over it. clock: what the status line's seconds are read from."""
+        super().__init__()
+        self.settings = settings or SettingsFile.default()
+        self.gate = gate
+        self.index_dir = Path(index_dir or (retriever.index.folder if retriever else default_index()))
+        self.corpus_dir = corpus_dir
+        self.generator = generator
+        self.model = model  # --model, or the model picked in the palette
+        self.remembered_model = self.settings.saved_model()  # picked in an earlier run
+        self.questions = questions
+        self.index: LoadedIndex | None = None
+        self.retriever: Retriever | None = None
+        self.preloaded = retriever
+        self.pending_question: str | None = None
+        self.index_error: IndexLoadError | None = None
+        self.run_id = 0
+        self.answer_stop = threading.Event()  # set: the answering thread closes its Ollama stream
+        self.exit_after = environment().exit_after
+        self.terminal_fd: int | None = None  # run_app sets it: the app quits when that terminal hangs up
+        self.status = StatusLine(self.index_dir, generator, built_label, clock, id="status")
+
+    def get_default_screen(self) -> MainScreen:
+        return MainScreen(self.status)
+
+    @property
+    def main(self) -> MainScreen:
+        return self.screen_stack[0]
+
+    @property
+    def stream(self) -> Stream | None:
+        """The answer Ollama may be writing now (Esc stops it)."""
+        return self.status.stream
+
+    @property
+    def eval(self) -> EvalSession | None:
+        return self.main.query_one("#eval", EvalBar).session
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.screen_stack:
+            self.main.fit_layout(event.size.width, event.size.height)
+
+    def started(self) -> None:
+        """The main screen is up: load the index (or show the one given), ask Ollama, keep the status line ticking."""
+        if self.preloaded is not None:
+            self.index_ready(self.preloaded)
+        else:
+            self.load_index_worker()
+        self.probe_worker()
+        self.set_interval(1.0, self.status.tick)
+        if self.terminal_fd is not None:
+            # Textual's input thread spins on a hung-up terminal when a wrapper (make) took the hang-up
+            # signal: without this, closing the window left a process using a whole core.
+            self.set_interval(1.0, self.quit_if_terminal_hung_up)
+        if self.exit_after == "paint":
+            self.call_after_refresh(self.exit)
+
+    def quit_if_terminal_hung_up(self) -> None:
+        if self.terminal_fd is not None and terminal_hung_up(self.terminal_fd):
+            self.exit()
+
+    @work(group="startup")
+    async def load_index_worker(self) -> None:
+        try:
+            retriever = await background.in_daemon_thread(background.open_retriever, self.index_dir, self.corpus_dir, self.gate)
+        except IndexLoadError as err:
+            self.index_failed(err)
+            return
+        self.index_ready(retriever)
+
+    def index_failed(self, err: IndexLoadError) -> None:
+        self.index_error = err
+        self.push_screen(IndexErrorScreen(err, self.index_dir))
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """Without an index only quitting makes sense: the other keys leave the footer."""
+        if action == "stop":
+            return self.stream is not None
+        return action == "quit" or self.index_error is None
+
+    def index_ready(self, retriever: Retriever) -> None:
+        self.index, self.retriever = retriever.index, retriever
+        self.status.index = self.index
+        if self.index.notes:
+            self.say("note: " + " · ".join(self.index.notes), "warning")
+        if self.pending_question is not None:
+            question, self.pending_question = self.pending_question, None
+            self.ask(question)
+        if self.exit_after == "ready":
+            self.call_after_refresh(self.exit)
+
+    @work(group="startup")
+    async def probe_worker(self) -> None:
+        self.status.ollama = await background.in_daemon_thread(probe_ollama, self.generator, self.ollama_model())
+
+    def say(self, message: str, kind: str = "info") -> None:
+        self.main.say(message, kind)
+
+    def refresh_status(self) -> None:
+        self.status.redraw()
+
+    @on(Input.Submitted, "#question")
+    def question_submitted(self, event: Input.Submitted) -> None:
+        self.ask(event.value)
+
+    def ask(self, text: str) -> None:
+        """Run one question: the table fills as soon as retrieval is done, then the answer streams in."""
+        if not text.strip():
+            self.say("Type a question first: an empty question is not searched.", "warning")
+            return
+        if self.retriever is None:
+            self.pending_question = text
+            self.say("Loading the index… the question runs as soon as it is ready.")
+            return
+        shortened = len(" ".join(text.split())) > MAX_QUESTION_CHARS
+        self.say(f"Question shortened to its first {MAX_QUESTION_CHARS} characters for retrieval." if shortened else "")
+        self.answer_stop.set()  # a stale stream would hold up this answer: Ollama answers one request at a time
+        self.answer_stop = threading.Event()
+        self.run_id += 1
+        retrieval = self.retriever.retrieve(text)  # which cleans it (retrieval.question is the cleaned text)
+        self.main.show_retrieval(retrieval)
+        # the answer panel and its thread wait for the table to be on screen: they would slow that paint down
+        self.call_after_refresh(self.answer_worker, retrieval, self.run_id, self.answer_stop)
+
+    @work(exclusive=True, group="answer")
+    async def answer_worker(self, retrieval: Retrieval, run_id: int, stop: threading.Event) -> None:
+        self.main.query_one("#answer", AnswerPanel).begin(retrieval.question, self.status.answerer_label())
+        eval_bar = self.main.query_one("#eval", EvalBar)
+        eval_bar.show(None, labelled=eval_bar.question_for(retrieval.question) is not None)
+        loop = asyncio.get_running_loop()
+        if self.generator != "extractive" and retrieval.gate.passed:  # Ollama may write it: count its pieces
+            self.status.start_stream()
+            self.refresh_bindings()
+
+        def on_text(piece: str) -> None:  # called in the answering thread; never waits for the screen
+            loop.call_soon_threadsafe(self.show_piece, run_id, piece)
+
+        try:
+            answer = await background.in_daemon_thread(
+                background.answer_with, self.retriever, retrieval, self.generator, self.ollama_model(), on_text, stop
+            )
+        except Exception as err:  # an answerer failure must not take the screen down: say it instead
+            self.answer_failed(run_id, err)
+            return
+        self.show_answer(run_id, answer)
+
+    def show_piece(self, run_id: int, piece: str) -> None:
+        if run_id == self.run_id:
+            if self.stream is not None:
+                self.stream.add_piece()
+                if self.stream.pieces == 1:  # "waiting for the first token" ends now, not at the next tick
+                    self.refresh_status()
+            self.main.query_one("#answer", AnswerPanel).add_text(piece)
+
+    def end_stream(self, outcome: str) -> None:
+        self.status.end_stream(outcome)
+        self.refresh_bindings()
+
+    def action_stop(self) -> None:
+        """Stop the answer being generated (its HTTP stream is closed at once)."""
+        if self.stream is None:
+            return
+        self.answer_stop.set()  # the stream is closed within a tenth of a second, even while Ollama is silent
+        self.run_id += 1  # the answer, should it still come, is not shown
+        self.main.query_one("#answer", AnswerPanel).stopped()
+        self.end_stream("stopped (Esc) mid-answer")
+
+    def show_answer(self, run_id: int, answer: Answer) -> None:
+        if run_id != self.run_id:
+            return
+        self.status.answer_ended(answer)
+        self.refresh_bindings()
+        self.main.query_one("#answer", AnswerPanel).finish(answer)
+        self.main.query_one("#eval", EvalBar).record(answer)
+
+    def answer_failed(self, run_id: int, err: Exception) -> None:
+        if run_id == self.run_id:
+            self.end_stream(f"failed: {err}")
+            self.say(f"the answer failed: {err}", "error")
+            self.main.query_one("#answer", AnswerPanel).failed(err)
+
+    def ollama_model(self) -> str | None:
+        """--model or the model picked now, else GUIDE_TUI_OLLAMA_MODEL (read each time), else the one picked in an earlier run."""
+        return self.model or environment().ollama_model or self.remembered_model
+
+    def use_model(self, choice: ModelChoice) -> None:
+        """Answer with the picked model from the next question on, and remember it for the next run."""
+        if choice.model is None:
+            self.say(choice.title.removeprefix("Model: ") + ". " + choice.help + ".", "warning")
+            return
+        self.model = choice.model
+        self.status.ollama = connected(choice.model)  # it is in Ollama's list this moment
+        problem = self.settings.remember(model=choice.model)
+        self.say(f"Answers now come from {choice.model}; " + (problem or f"remembered in {self.settings.path}"), "warning" if problem else "info")
+
+    def step_eval(self, position: int) -> None:
+        question = self.main.query_one("#eval", EvalBar).step(position, lambda: load_questions().questions if self.questions is None else self.questions)
+        if question is None:
+            self.say("There are no labelled questions to step through.", "warning")
+            return
+        self.main.query_one("#question", Input).value = question.text
+        self.ask(question.text)
+
+    def action_first_question(self) -> None:
+        """Jump to the first labelled question."""
+        self.step_eval(0)
+
+    def action_next_question(self) -> None:
+        """Step to the next labelled question (starts eval stepping)."""
+        self.step_eval(self.eval.position + 1 if self.eval else 0)
+
+    def action_previous_question(self) -> None:
+        """Step back to the previous labelled question."""
+        self.step_eval(self.eval.position - 1 if self.eval else 0)
+
+    def action_rerun(self) -> None:
+        """Ask the question in the input again."""
+        self.ask(self.main.query_one("#question", Input).value)
+
+    def action_toggle_detail(self) -> None:
+        """Show or hide the selected chunk's full text."""
+        self.main.toggle_detail()
+

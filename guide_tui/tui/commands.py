@@ -1,0 +1,101 @@
+"""The command palette (Ctrl+P): the app's actions by name, and the Ollama model picker."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Callable
+
+from textual import command
+from textual.binding import Binding
+
+from guide_tui.tui.background import in_daemon_thread
+
+KEYS = [  # short descriptions: the footer keeps every key at 80 columns
+    Binding("f2", "first_question", "First q", tooltip="First eval question"),
+    Binding("f3", "previous_question", "Prev q", tooltip="Previous eval question"),
+    Binding("f4", "next_question", "Next q", tooltip="Next eval question"),
+    Binding("f5", "rerun", "Re-run", tooltip="Re-run the question"),
+    Binding("f6", "toggle_detail", "Chunk", tooltip="Chunk detail"),
+    Binding("escape", "stop", "Stop", tooltip="Stop the answer being generated"),
+    Binding("ctrl+q", "quit", "Quit", priority=True),
+]
+"""The app's keys: the footer shows them, the palette lists them by their tooltips."""
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """One entry of the model picker: a model Ollama has, or (model None) why there is none to pick."""
+
+    title: str
+    help: str
+    model: str | None = None
+
+
+def model_choices(generator: str, model: str | None) -> list[ModelChoice]:
+    """Ollama's models (its /api/tags) for the palette, the one in use marked; a single entry saying why when there are none."""
+    if generator == "extractive":
+        return [ModelChoice("Model: none to pick (--generator extractive does not use Ollama)", "Start without --generator extractive to use Ollama")]
+    from guide_tui.errors import OllamaUnavailable
+    from guide_tui.ollama_answerer import model_names, resolve_model
+
+    try:
+        names = model_names()
+    except OllamaUnavailable as err:
+        return [ModelChoice(f"Model: none to pick ({err.reason})", "Start Ollama (ollama serve), then open the palette again")]
+    if not names:
+        return [ModelChoice("Model: none to pick (Ollama has no models)", "Pull one first: ollama pull llama3.2")]
+    in_use = resolve_model(model)
+    return [
+        ModelChoice(f"Model: {name}{' (in use)' if name in (in_use, f'{in_use}:latest') else ''}", f"Answer with {name} from now on (remembered)", name)
+        for name in names
+    ]
+
+
+class ListedCommands(command.Provider):
+    """A fixed list of palette entries, each (title, what it runs, help), shown whole and matched by title."""
+
+    def entries(self) -> list[tuple[str, Callable, str]]:
+        raise NotImplementedError
+
+    async def discover(self) -> command.Hits:
+        for title, run, help in self.entries():
+            yield command.DiscoveryHit(title, run, help=help)
+
+    async def search(self, query: str) -> command.Hits:
+        matcher = self.matcher(query)
+        for title, run, help in self.entries():
+            score = matcher.match(title)
+            if score > 0:
+                yield command.Hit(score, matcher.highlight(title), run, help=help)
+
+
+class GuideCommands(ListedCommands):
+    """The app's own actions in the command palette (Ctrl+P): the same list as the footer's bindings."""
+
+    def entries(self) -> list[tuple[str, Callable, str]]:
+        return [
+            (binding.tooltip or binding.description, self.runner(binding.action), action_help(type(self.app), binding.action))
+            for binding in self.app.BINDINGS
+            if binding.action != "quit"
+        ]
+
+    def runner(self, action: str):
+        async def run() -> None:
+            await self.app.run_action(action)
+
+        return run
+
+
+class ModelCommands(ListedCommands):
+    """The model picker: Ollama's models, asked for when the palette opens (so never a stale list)."""
+
+    async def startup(self) -> None:
+        self.choices = await in_daemon_thread(model_choices, self.app.generator, self.app.ollama_model())
+
+    def entries(self) -> list[tuple[str, Callable, str]]:
+        return [(choice.title, partial(self.app.use_model, choice), choice.help) for choice in self.choices]
+
+
+def action_help(app_class: type, action: str) -> str:
+    return (getattr(app_class, f"action_{action}").__doc__ or "").strip()
