@@ -55,6 +55,7 @@ def test_an_index_built_without_the_teacher_ranks_by_the_static_fusion_alone(tmp
 def test_a_region_of_towns_alike_but_for_their_names_is_encoded_with_the_names_masked(tmp_path, bundled_index) -> None:
     """Three renamed copies of the guides: masking the town names leaves a third of the texts distinct, so the
     teacher encodes one copy's worth; the fourteen guides themselves keep their names (every text distinct)."""
+    import subprocess
     import sys
 
     from guide_tui.chunking import chunk_corpus
@@ -62,12 +63,10 @@ def test_a_region_of_towns_alike_but_for_their_names_is_encoded_with_the_names_m
     from guide_tui.indexes import BUNDLED_CORPUS, chunk_units, teacher_texts
     from guide_tui.retrieval import TownNames, place_guides
 
-    sys.path.insert(0, str(BUNDLED_CORPUS.parent / "benchmarks"))
-    from make_region import make_region
-
     texts, masked = teacher_texts(bundled_index.units, bundled_index.analysis.towns)
     assert not masked and texts == [u.embedded_text for u in bundled_index.units]
-    make_region(BUNDLED_CORPUS, 3, tmp_path / "region")
+    maker = BUNDLED_CORPUS.parent / "benchmarks" / "make_region.py"  # run, not imported: tests import no benchmark
+    subprocess.run([sys.executable, str(maker), str(BUNDLED_CORPUS), "3", str(tmp_path / "region")], check=True, capture_output=True)
     chunks = chunk_corpus(load_corpus(tmp_path / "region"))
     units = chunk_units(chunks)
     texts, masked = teacher_texts(units, TownNames(place_guides(chunks).values()).names)
