@@ -113,6 +113,8 @@ class Analysed:
         copies = np.bincount(retriever.same_as, minlength=len(retriever.same_as))  # chunks per distinct body
         self.chunk_shared = copies[retriever.same_as] > 1
         self.places: dict[frozenset[str], Sentence] = {}
+        self.inherited_towns: dict[int, dict[int, set[str]]] = {}
+        """Per region-wide chunk, paragraph_towns: its paragraphs split once, not once per sentence."""
         self.known_words = set(stored.known_words)
         """Every word the guides use, titles and headings too: a name outside them is a place they never cover."""
         self.word_vector = dict(zip(stored.vocabulary, np.asarray(stored.word_vectors)))
@@ -129,7 +131,9 @@ class Analysed:
         chunk = int(self.unit_chunk[row])
         towns = self.stored.sentence_towns(row)
         if not towns and self.chunk_town[chunk] < 0:
-            towns = self.paragraph_towns(chunk).get(row, set())
+            if chunk not in self.inherited_towns:
+                self.inherited_towns[chunk] = self.paragraph_towns(chunk)
+            towns = self.inherited_towns[chunk].get(row, set())
         return self.sentence(self.units[row].text, chunk, self.stored.words(row), towns)
 
     def paragraph_towns(self, chunk: int) -> dict[int, set[str]]:
@@ -569,11 +573,11 @@ def list_quotes(ranked: list[Candidate]) -> list[Candidate]:
     sentence of each further chunk (the items of "which towns..." are spread over the towns' guides)."""
     chosen = min(c.hit.rank for c in ranked)
     quotes = [c for c in ranked if c.hit.rank == chosen][:LIST_QUOTES_FROM_TOP]
-    others: dict[int, Candidate] = {}
+    others: dict[int, Candidate] = {}  # each further chunk's best sentence, best first (ranked is)
     for c in ranked:
         if c.hit.rank != chosen:
             others.setdefault(c.hit.rank, c)
-    return quotes + sorted(others.values(), key=lambda c: -c.score)[: MAX_LIST_QUOTES - len(quotes)]
+    return quotes + list(others.values())[: MAX_LIST_QUOTES - len(quotes)]
 
 
 def completion(subject: Subject, best: Candidate, facts: Analysed, teacher: dict[int, float] | None) -> list[Candidate]:
