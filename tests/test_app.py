@@ -742,3 +742,18 @@ async def test_the_table_is_as_tall_as_its_header_rows_and_border(retriever):
     async with GuideApp(generator="extractive", retriever=retriever).run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert pilot.app.query_one("#hits", HitsTable).outer_size.height == 2 + TOP_K + 1  # compact: no border
+
+
+async def test_open_question_goes_to_a_labelled_question_by_id(retriever):
+    questions = eval_questions()
+    app = GuideApp(generator="extractive", retriever=retriever, questions=questions)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.open_question(questions[2].id)
+        await settle(pilot)
+        assert app.query_one("#question", Input).value == questions[2].text
+        assert "eval 3/4" in text_of(app, "#eval")
+        assert not app.open_question("no-such-id")
+        assert "no labelled question 'no-such-id'" in text_of(app, "#message")
+        await pilot.press("f4")  # stepping goes on from the opened question
+        await settle(pilot)
+        assert app.query_one("#question", Input).value == questions[3].text

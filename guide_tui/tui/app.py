@@ -253,13 +253,27 @@ class GuideApp(App):
         problem = self.settings.remember(model=choice.model)
         self.say(f"Answers now come from {choice.model}; " + (problem or f"remembered in {self.settings.path}"), "warning" if problem else "info")
 
+    def labelled_questions(self) -> list[Question]:
+        """The questions eval stepping goes through: those given to the app, else the bundled labelled ones."""
+        return load_questions().questions if self.questions is None else self.questions
+
     def step_eval(self, position: int) -> None:
-        question = self.main.query_one("#eval", EvalBar).step(position, lambda: load_questions().questions if self.questions is None else self.questions)
+        question = self.main.query_one("#eval", EvalBar).step(position, self.labelled_questions)
         if question is None:
             self.say("There are no labelled questions to step through.", "warning")
             return
         self.main.query_one("#question", Input).value = question.text
         self.ask(question.text)
+
+    def open_question(self, question_id: str) -> bool:
+        """Go to the labelled question with this id and ask it (eval stepping goes on from there); False when there is none."""
+        questions = self.eval.questions if self.eval else self.labelled_questions()
+        position = next((n for n, q in enumerate(questions) if q.id == question_id), None)
+        if position is None:
+            self.say(f"There is no labelled question {question_id!r}.", "warning")
+            return False
+        self.step_eval(position)
+        return True
 
     def action_first_question(self) -> None:
         """Jump to the first labelled question."""
