@@ -47,13 +47,16 @@ class RankExplanation:
         """The chunk's sentence closest to the question (its distance is the row's distance)."""
         return self.hit.matched_sentence
 
-    def sum_line(self) -> str:
-        """`fused 1.2345 = vector 0.7 × 0.8312 = 0.5818 + keyword ...`: every part with its weight."""
-        terms = [
+    def part_terms(self) -> list[str]:
+        """`vector 0.7 × 0.8312 = 0.5818`: each part with its weight, in the order they are added."""
+        return [
             f"{PART_LABELS[part.name]} {part.weight:g} × {part.scaled:{'g' if part.name.endswith('_bonus') else '.4f'}} = {shown:.4f}"
             for part, shown in zip(self.parts, self.shown_values)
         ]  # a bonus applies (× 1) or not (× 0)
-        return f"fused {self.hit.fused_score:.4f} = " + " + ".join(terms)
+
+    def sum_line(self) -> str:
+        """`fused 1.2345 = vector 0.7 × 0.8312 = 0.5818 + keyword ...`: every part with its weight."""
+        return f"fused {self.hit.fused_score:.4f} = " + " + ".join(self.part_terms())
 
     def lines(self) -> list[str]:
         """The explanation as plain lines (the CLI prints them under the row)."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -27,30 +29,27 @@ def open_retriever(index_dir: Path, rebuild_if_stale: bool = True, gate: bool = 
     return Retriever(index)
 
 
-def cutoff_row_at(hits: list[Hit]) -> int | None:
-    """Where the distances cross the cutoff for good: the index of the first hit from which every hit
-    is beyond it (None when the last hit is within it). The app's table draws its cutoff row there; the
-    CLI's tables use cutoff_split, where the line means one thing (what the answer may use is above it)."""
-    return next((n for n in range(len(hits)) if all(h.above_cutoff for h in hits[n:])), None)
-
-
 def cutoff_split(retrieval: Retrieval) -> tuple[list[Hit], list[Hit]]:
-    """The rows above the cutoff line, exactly the chunks an answer may use (Retrieval.within_cutoff), and
-    the rows below it, every chunk beyond the cutoff; each in rank order. Every table draws its line between."""
-    return retrieval.within_cutoff, [hit for hit in retrieval.hits if hit.above_cutoff]
+    """The rows above the cutoff line, exactly the chunks an answer may use (within the cutoff among the top
+    TOP_K, which is all an answer is given, however far the table looks), and the rows below it, every other
+    hit; each in rank order. Every table draws its line between."""
+    within = [hit for hit in retrieval.hits[:TOP_K] if not hit.above_cutoff]
+    return within, [hit for hit in retrieval.hits if hit.rank > TOP_K or hit.above_cutoff]
 
 
 def retrieval_table(retrieval: Retrieval) -> Table:
-    """The top-k table: the chunks within the cutoff in rank order, the cutoff line, then every chunk
-    beyond the cutoff (dimmed, marked ✗) in rank order, so what is above the line is what the answer may
-    use. Chunk ids never wrap (they are what you copy); section names wrap on narrow terminals."""
+    """The top-k table: the chunks the answer may use in rank order, the cutoff line, then every other
+    chunk (dimmed; ✗ beyond the cutoff) in rank order (cutoff_split). Chunk ids never wrap (they are what
+    you copy); section names wrap on narrow terminals."""
     gate = retrieval.gate
     cutoff = "none" if gate.cutoff is None else f"{gate.cutoff:.4f}"
     verdict = "passed" if gate.passed else "refused"
+    past = f"; rows past the top {TOP_K} are below the line too (an answer is given the top {TOP_K})" if len(retrieval.hits) > TOP_K else ""
     table = Table(
         title=Text(retrieval.question or "(empty question)"),
         caption=(
             f"gate {verdict}: best distance {gate.best_distance:.4f}, cutoff {cutoff}; above the line: what the answer may use; ✗ dimmed = beyond the cutoff"
+            + past
         ),
         title_justify="left",
         box=box.SIMPLE_HEAD,
@@ -76,7 +75,7 @@ def retrieval_table(retrieval: Retrieval) -> Table:
             f"{hit.keyword_score:.4f}",
             teacher_cell(hit),
             f"{hit.fused_score:.4f}",
-            style="dim" if hit.above_cutoff else None,
+            style="dim" if n >= len(within) else None,
         )
     return table
 
@@ -88,9 +87,16 @@ def why_lines(retriever: Retriever, retrieval: Retrieval, answer=None) -> list[s
     within, beyond = cutoff_split(retrieval)
     lines = []
     for hit in within + beyond:
-        lines.append(f"#{hit.rank} {hit.chunk.chunk_id}{' (beyond the cutoff)' if hit.above_cutoff else ''}")
+        lines.append(f"#{hit.rank} {hit.chunk.chunk_id}{below_the_line(hit)}")
         lines += [f"    {line}" for line in explain(retriever, retrieval, hit, answer).lines()]
     return lines
+
+
+def below_the_line(hit: Hit) -> str:
+    """Why a row is below the cutoff line, for its why heading ("" for a row above it)."""
+    if hit.above_cutoff:
+        return " (beyond the cutoff)"
+    return f" (past the top {TOP_K}: not given to the answer)" if hit.rank > TOP_K else ""
 
 
 def retrieval_json(retriever: Retriever, retrieval: Retrieval, why: bool) -> dict:
@@ -104,7 +110,7 @@ def retrieval_json(retriever: Retriever, retrieval: Retrieval, why: bool) -> dic
             explanation = explain(retriever, retrieval, hit)
             row["matched_terms"] = list(explanation.matched_terms)
             row["best_sentence"] = explanation.best_sentence
-    record["within_cutoff"] = [hit.chunk.chunk_id for hit in retrieval.within_cutoff]  # the rows above the cutoff line
+    record["within_cutoff"] = [hit.chunk.chunk_id for hit in cutoff_split(retrieval)[0]]  # the rows above the cutoff line
     return record
 
 
@@ -251,6 +257,32 @@ def question_markdown(retriever: Retriever, retrieval: Retrieval, answer=None, w
     if answer is not None:
         lines += answer_markdown(answer)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def export_stem(question: str, most: int = 60) -> str:
+    """A safe file name for the question's export: its letters and digits, lower-cased, words joined by "-"."""
+    words = re.findall(r"[a-z0-9]+", question.lower())
+    stem = ""
+    for word in words:
+        if stem and len(stem) + 1 + len(word) > most:
+            break
+        stem = f"{stem}-{word}" if stem else word[:most]
+    return stem or "question"
+
+
+def save_export(markdown: str, question: str, folder: Path | None = None) -> Path:
+    """Write the Markdown to <folder, default the current one>/<export_stem>.md, never over a file already
+    there (-2, -3, ... are added); the full path written. Raises OSError when the folder cannot be written."""
+    folder = Path.cwd() if folder is None else folder
+    stem = export_stem(question)
+    for n in itertools.count(1):
+        path = (folder / (stem if n == 1 else f"{stem}-{n}")).with_suffix(".md").absolute()
+        try:
+            with path.open("x", encoding="utf-8") as out:
+                out.write(markdown)
+        except FileExistsError:
+            continue
+        return path
 
 
 def answer_markdown(answer) -> list[str]:

@@ -65,7 +65,9 @@ def test_retrieve_json_carries_the_parts_and_the_chunks_within_the_cutoff(capsys
         assert list(hit["parts"]) == list(FUSED_PARTS)
         assert round(sum(part["value"] for part in hit["parts"].values()), 4) == hit["fused_score"]
         assert all(part["value"] == pytest.approx(part["weight"] * part["scaled"], abs=2e-4) for part in hit["parts"].values())
-    assert record["within_cutoff"] == [hit["chunk_id"] for hit in record["retrieved"] if not hit["above_cutoff"]]
+    top_5 = [hit["chunk_id"] for hit in record["retrieved"][:5] if not hit["above_cutoff"]]
+    assert record["within_cutoff"] == top_5  # an answer is given the top 5 only, however far the table looks
+    assert any(not hit["above_cutoff"] for hit in record["retrieved"][5:]), "some chunk past the top 5 is within the cutoff"
     assert "matched_terms" not in record["retrieved"][0]  # only with --why
 
 
@@ -112,14 +114,19 @@ def test_an_answers_quotes_are_marked_on_their_rows(retriever):
 # ---------------------------------------------------------------- the cutoff line
 
 
-def test_rows_above_the_cutoff_line_are_exactly_the_chunks_the_answer_may_use(capsys, retriever):
+@pytest.mark.parametrize("k", ["5", "20"])
+def test_rows_above_the_cutoff_line_are_exactly_the_chunks_the_answer_may_use(capsys, retriever, k):
+    """Text, Markdown and JSON agree: above the line the top 5's chunks within the cutoff, then every other row
+    (past the top 5 too, within the cutoff or not: the answer is given the top 5 only)."""
     retrieval = retriever.retrieve(COACH)
     ranks = [hit.above_cutoff for hit in retrieval.hits]
     assert True in ranks and ranks.index(True) < len(ranks) - 1 - ranks[::-1].index(False)  # a ✗ row ranks above a usable one
     within = [hit.chunk.chunk_id for hit in retrieval.within_cutoff]
-    beyond = [hit.chunk.chunk_id for hit in retrieval.hits if hit.above_cutoff]
+    beyond = [hit.chunk.chunk_id for hit in retriever.retrieve(COACH, k=int(k)).hits if hit.chunk.chunk_id not in within]
+    _, out, _ = run_cli(capsys, "retrieve", "--json", "--k", k, COACH)
+    assert json.loads(out)["within_cutoff"] == within
     for flag in ("", "--markdown"):
-        _, out, _ = run_cli(capsys, "retrieve", *([flag] if flag else []), COACH)
+        _, out, _ = run_cli(capsys, "retrieve", "--k", k, *([flag] if flag else []), COACH)
         lines = out.splitlines()
         line = next(n for n, text in enumerate(lines) if "cutoff 0." in text and "──" in text or "**cutoff" in text)
         row_of = {chunk_id: next(n for n, text in enumerate(lines) if chunk_id in text) for chunk_id in within + beyond}

@@ -19,9 +19,11 @@ from textual.widgets import Input
 
 from guide_tui.answers import Answer
 from guide_tui.indexes import IndexLoadError, LoadedIndex
+from guide_tui.inspection import LOOK_PAST
 from guide_tui.paths import default_index
 from guide_tui.questions import Question, load_questions
-from guide_tui.retrieval import MAX_QUESTION_CHARS, Retrieval, Retriever
+from guide_tui.report import question_markdown, save_export
+from guide_tui.retrieval import MAX_QUESTION_CHARS, TOP_K, Retrieval, Retriever
 from guide_tui.settings import EXIT_AFTER, SettingsFile, environment
 from guide_tui.tui import background
 from guide_tui.tui.commands import KEYS, GuideCommands, ModelChoice, ModelCommands
@@ -29,7 +31,7 @@ from guide_tui.tui.eval_session import EvalSession
 from guide_tui.tui.ollama_status import Clock, Stream, connected, probe_ollama
 from guide_tui.tui.screens import IndexErrorScreen, MainScreen
 from guide_tui.tui.terminal import terminal_hung_up
-from guide_tui.tui.widgets import AnswerPanel, EvalBar, StatusLine
+from guide_tui.tui.widgets import AnswerPanel, EvalBar, HitsTable, StatusLine
 
 EXIT_AFTER_ENV = EXIT_AFTER.name  # "paint" or "ready": exit once there, for the start-up benchmark
 
@@ -178,7 +180,7 @@ class GuideApp(App):
         self.answer_stop = threading.Event()
         self.run_id += 1
         retrieval = self.retriever.retrieve(text)  # which cleans it (retrieval.question is the cleaned text)
-        self.main.show_retrieval(retrieval)
+        self.main.show_retrieval(retrieval, self.wider(retrieval))
         # the answer panel and its thread wait for the table to be on screen: they would slow that paint down
         self.call_after_refresh(self.answer_worker, retrieval, self.run_id, self.answer_stop)
 
@@ -232,6 +234,7 @@ class GuideApp(App):
         self.refresh_bindings()
         self.main.query_one("#answer", AnswerPanel).finish(answer)
         self.main.query_one("#eval", EvalBar).record(answer)
+        self.main.show_answer(answer)
 
     def answer_failed(self, run_id: int, err: Exception) -> None:
         if run_id == self.run_id:
@@ -292,6 +295,38 @@ class GuideApp(App):
         self.ask(self.main.query_one("#question", Input).value)
 
     def action_toggle_detail(self) -> None:
-        """Show or hide the selected chunk's full text."""
+        """Show or hide why the selected row ranks there, with its chunk's full text."""
         self.main.toggle_detail()
+
+    def wider(self, retrieval: Retrieval) -> Retrieval | None:
+        """The question's top LOOK_PAST for the table when it looks past the top 5 (F7), else None. Only the table
+        shows it: the answer is given `retrieval`, the top 5, whose hits are its first five."""
+        if not self.main.query_one("#hits", HitsTable).look_past or not retrieval.question:
+            return None
+        return self.retriever.retrieve(retrieval.question, k=LOOK_PAST)
+
+    def action_look_past(self) -> None:
+        """Look past the top 5: the table shows the top 20 chunks, or the top 5 again (the answer is given the top 5 either way)."""
+        table = self.main.query_one("#hits", HitsTable)
+        table.look_past = not table.look_past
+        if table.retrieval is not None:
+            self.main.show_retrieval(table.retrieval, self.wider(table.retrieval))
+        if table.look_past:
+            self.say(f"Top {LOOK_PAST} shown; rows {TOP_K + 1}-{LOOK_PAST} are below the line: the answer gets the top {TOP_K} only.")
+        else:
+            self.say(f"Top {TOP_K} shown; F7 looks past them, to the top {LOOK_PAST}.")
+
+    def action_export_markdown(self) -> None:
+        """Export this question as Markdown: the table with why each row ranks there, and the answer, to a file in the current folder."""
+        table = self.main.query_one("#hits", HitsTable)
+        if table.retrieval is None or self.retriever is None:
+            self.say("Nothing to export yet: ask a question first.", "warning")
+            return
+        markdown = question_markdown(self.retriever, table.shown, table.answer, why=True)
+        try:
+            path = save_export(markdown, table.retrieval.question)
+        except OSError as err:  # a read-only or deleted folder
+            self.say(f"Could not export the question: {err.strerror or err} ({err.filename or 'the current folder'})", "error")
+            return
+        self.say(f"Exported to {path}" + ("" if table.answer else " (the table only: the answer has not come yet)"))
 

@@ -16,11 +16,15 @@ KEYS = [  # short descriptions: the footer keeps every key at 80 columns
     Binding("f3", "previous_question", "Prev q", tooltip="Previous eval question"),
     Binding("f4", "next_question", "Next q", tooltip="Next eval question"),
     Binding("f5", "rerun", "Re-run", tooltip="Re-run the question"),
-    Binding("f6", "toggle_detail", "Chunk", tooltip="Chunk detail"),
+    Binding("f6", "toggle_detail", "Chunk", tooltip="Chunk detail: why this rank"),
+    Binding("f7", "look_past", "Top 20", tooltip="Top 5 / top 20 chunks"),
     Binding("escape", "stop", "Stop", tooltip="Stop the answer being generated"),
     Binding("ctrl+q", "quit", "Quit", priority=True),
 ]
 """The app's keys: the footer shows them, the palette lists them by their tooltips."""
+
+PALETTE_ONLY = [("Export this question as Markdown", "export_markdown")]
+"""Actions without a key: the palette lists them by these titles."""
 
 
 @dataclass(frozen=True)
@@ -74,11 +78,8 @@ class GuideCommands(ListedCommands):
     """The app's own actions in the command palette (Ctrl+P): the same list as the footer's bindings."""
 
     def entries(self) -> list[tuple[str, Callable, str]]:
-        return [
-            (binding.tooltip or binding.description, self.runner(binding.action), action_help(type(self.app), binding.action))
-            for binding in self.app.BINDINGS
-            if binding.action != "quit"
-        ]
+        keyed = [(binding.tooltip or binding.description, binding.action) for binding in self.app.BINDINGS if binding.action != "quit"]
+        return [(title, self.runner(action), action_help(type(self.app), action)) for title, action in keyed + PALETTE_ONLY]
 
     def runner(self, action: str):
         async def run() -> None:

@@ -12,7 +12,9 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from guide_tui.answers import Answer
 from guide_tui.indexes import IndexLoadError
+from guide_tui.inspection import explain
 from guide_tui.report import no_hits_message
 from guide_tui.retrieval import Retrieval
 from guide_tui.tui.text import literal
@@ -70,13 +72,22 @@ class MainScreen(Screen):
         widget.set_classes(kind)
         widget.update(literal(message), layout=False)  # one fixed line: no re-layout of the screen
 
-    def show_retrieval(self, retrieval: Retrieval) -> None:
+    def show_retrieval(self, retrieval: Retrieval, wide: Retrieval | None = None) -> None:
+        """The answer's retrieval in the table, or with `wide` the question's top LOOK_PAST; the cursor stays on
+        the row it was on when the question is the same (F7), else goes to the first row."""
         table = self.query_one("#hits", HitsTable)
+        same = table.retrieval is not None and table.retrieval.question == retrieval.question
+        selected = table.hit_at_cursor() if same else None
         question = self.query_one("#eval", EvalBar).question_for(retrieval.question)
-        table.show(retrieval, question.expected_chunks if question else ())
-        table.move_cursor(row=0)
+        table.show(retrieval, question.expected_chunks if question else (), wide)
+        table.move_to(selected)
         if message := no_hits_message(retrieval):
             self.say(message, "warning")
+        self.update_detail()
+
+    def show_answer(self, answer: Answer) -> None:
+        """Mark what the answer quoted, in the table and in the chunk pane."""
+        self.query_one("#hits", HitsTable).show_answer(answer)
         self.update_detail()
 
     def toggle_detail(self) -> None:
@@ -92,7 +103,10 @@ class MainScreen(Screen):
 
     @on(DataTable.RowHighlighted, "#hits")
     def update_detail(self) -> None:
-        self.query_one("#detail", DetailPane).follow(self.query_one("#hits", HitsTable).hit_at_cursor())
+        """The chunk pane follows the table's selected row: why it ranks there (inspection.explain)."""
+        table, detail = self.query_one("#hits", HitsTable), self.query_one("#detail", DetailPane)
+        if detail.shown and (hit := table.hit_at_cursor()) is not None:
+            detail.show_why(explain(self.app.retriever, table.shown, hit, table.answer))
 
 
 class IndexErrorScreen(Screen):

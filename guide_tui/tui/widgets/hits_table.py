@@ -1,4 +1,4 @@
-"""The top-5 table."""
+"""The top-5 table (top 20 with F7): above the cutoff line exactly the chunks the answer may use."""
 
 from __future__ import annotations
 
@@ -6,36 +6,48 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import DataTable
 
-from guide_tui.report import cutoff_row_at, teacher_cell
+from guide_tui.answers import Answer
+from guide_tui.inspection import LOOK_PAST
+from guide_tui.report import cutoff_split, teacher_cell
 from guide_tui.retrieval import TOP_K, Hit, Retrieval, printable
+from guide_tui.tui.widgets.chunk_detail import QUOTED_MARK
 
 
 class HitsTable(DataTable):
-    """The top-5 chunks with every number behind their order; the cutoff is a row where the distances cross it."""
+    """The top 5 (or 20) chunks with every number behind their order, split by the cutoff line as `guide-tui
+    retrieve` splits them (report.cutoff_split): the chunks the answer may use, the line, then every other one."""
 
     # Fixed widths (a header measured from its rows can be left drawn at the old widths); the numbers'
     # columns never shrink, the source column takes what the terminal has left.
     NUMBERS = (("best-sentence\ndistance", 13), ("keyword\nBM25", 8), ("teacher\ncosine", 7), ("fused", 6))
-    RANK_WIDTH = 3
+    RANK_WIDTH = 5  # "20 ◆❝": the rank, the expected chunk's mark and the answer's quotation mark
     MIN_SOURCE_WIDTH = 20
     HEADER_HEIGHT = 2
-    ROWS = TOP_K + 1  # the hits and the cutoff row
+    ROWS = TOP_K + 1  # the hits and the cutoff row; wider, the table scrolls inside this height
 
     compact = reactive(False)  # a small terminal: no border
+    look_past = reactive(False)  # F7: the top LOOK_PAST, not the top TOP_K
 
     def __init__(self, **kwargs) -> None:
         super().__init__(cursor_type="row", header_height=self.HEADER_HEIGHT, **kwargs)
         self.hits: dict[str, Hit] = {}
         self.source_width = 0
-        self.shown: tuple[Retrieval, tuple[str, ...]] | None = None
+        self.retrieval: Retrieval | None = None  # the answer's (top TOP_K)
+        self.shown: Retrieval | None = None  # the rows: the answer's retrieval, or the question's top LOOK_PAST
+        self.expected: tuple[str, ...] = ()
+        self.below: set[int] = set()  # the ranks of the rows below the cutoff line
+        self.answer: Answer | None = None  # once the answer to the question shown has come
         self.watch_compact(False)
 
     def watch_compact(self, compact: bool) -> None:
         """As tall as its header, every row it can show and its border: fixed, so filling it never re-lays out the screen."""
         self.styles.height = self.HEADER_HEIGHT + self.ROWS + (0 if compact else 2)
 
+    def watch_look_past(self, look_past: bool) -> None:
+        self.border_title = f"top {LOOK_PAST if look_past else TOP_K} chunks" + (f" (the answer is given the top {TOP_K})" if look_past else "")
+
     def on_mount(self) -> None:
-        self.border_title = f"top {TOP_K} chunks"
+        self.watch_look_past(self.look_past)
 
     def on_resize(self) -> None:
         columns = 2 + len(self.NUMBERS)
@@ -47,24 +59,45 @@ class HitsTable(DataTable):
             for label, width in (("#", self.RANK_WIDTH), ("source: file § section", width), *self.NUMBERS):
                 self.add_column(Text(label), width=width, key=label)
             if self.shown:
-                self.show(*self.shown)
+                self.fill()
 
-    def show(self, retrieval: Retrieval, expected: tuple[str, ...] = ()) -> None:
-        """Rows in fused order; as in `guide-tui retrieve`, the cutoff row goes where the distances cross it
-        for good, and every chunk beyond the cutoff is dimmed and marked ✗ (the fused order may put a
-        closer chunk below a farther one)."""
+    def show(self, retrieval: Retrieval, expected: tuple[str, ...] = (), wide: Retrieval | None = None) -> None:
+        """The answer's retrieval, or with `wide` (the same question's top LOOK_PAST, whose first TOP_K are the
+        answer's) that one's rows: the chunks the answer may use, the cutoff line, every other chunk dimmed
+        (✗ beyond the cutoff). The answer's quotation marks stay while the question is the same."""
+        if self.retrieval is None or retrieval.question != self.retrieval.question:
+            self.answer = None
+        self.retrieval, self.expected = retrieval, expected
+        self.shown = wide or retrieval
+        self.fill()
+
+    def fill(self) -> None:
         self.clear()
         self.hits = {}
-        self.shown = (retrieval, expected)
-        hits = retrieval.hits
+        retrieval = self.shown
         cutoff = retrieval.gate.cutoff
-        crossing = cutoff_row_at(hits)
-        for n, hit in enumerate(hits):
-            if n == crossing:  # a hit beyond the cutoff means there is a cutoff
-                self.add_cutoff_row(cutoff)
-            self.add_hit_row(hit, expected)
-        if crossing is None and cutoff is not None and hits:  # unlike the CLI, the app shows the cutoff below an all-within top 5
+        within, below = cutoff_split(retrieval)
+        self.below = {hit.rank for hit in below}
+        for hit in within:
+            self.add_hit_row(hit)
+        if cutoff is not None and retrieval.hits:  # unlike the CLI, the app shows the line below an all-within top 5 too
             self.add_cutoff_row(cutoff)
+        for hit in below:
+            self.add_hit_row(hit)
+
+    def show_answer(self, answer: Answer) -> None:
+        """Mark the rows the answer quoted (when it answers the question shown)."""
+        if self.retrieval is None or answer.retrieval.question != self.retrieval.question:
+            return
+        self.answer = answer
+        for key, hit in self.hits.items():
+            self.update_cell(key, "#", self.rank_cell(hit))
+
+    def quoted(self) -> set[str]:
+        """The chunk ids the answer quoted."""
+        if self.answer is None or self.answer.refused:
+            return set()
+        return {citation.chunk_id for citation in self.answer.citations}
 
     BEYOND_CUTOFF = "italic grey62"  # not "dim": in 256 colours that drew grey 237 on grey 234; italic survives NO_COLOR
 
@@ -73,15 +106,23 @@ class HitsTable(DataTable):
         label = Text(f"── cutoff {cutoff:.4f} ──", style=style)
         self.add_row(Text(""), label, Text(f"> {cutoff:.4f} ✗", style=style), Text(""), Text(""), Text(""), key="cutoff")
 
-    def add_hit_row(self, hit: Hit, expected: tuple[str, ...]) -> None:
-        style = self.BEYOND_CUTOFF if hit.above_cutoff else ""
-        rank = Text(str(hit.rank), style=style)
-        if hit.chunk.chunk_id in expected:
+    def rank_cell(self, hit: Hit) -> Text:
+        rank = Text(str(hit.rank), style=self.row_style(hit))
+        if hit.chunk.chunk_id in self.expected:
             rank.append(" ◆", style="bold green")
+        if hit.chunk.chunk_id in self.quoted():
+            rank.append(("" if hit.chunk.chunk_id in self.expected else " ") + QUOTED_MARK, style="bold")
+        return rank
+
+    def row_style(self, hit: Hit) -> str:
+        return self.BEYOND_CUTOFF if hit.rank in self.below else ""
+
+    def add_hit_row(self, hit: Hit) -> None:
+        style = self.row_style(hit)
         key = f"hit-{hit.rank}"
         self.hits[key] = hit
         self.add_row(
-            rank,
+            self.rank_cell(hit),
             Text(printable(f"{hit.chunk.chunk_id} § {hit.chunk.section}"), style=style),
             Text(f"{hit.vector_distance:.4f}{' ✗' if hit.above_cutoff else ''}", style=style),
             Text(f"{hit.keyword_score:.3f}", style=style),
@@ -95,3 +136,9 @@ class HitsTable(DataTable):
             return None
         row_key, _ = self.coordinate_to_cell_key(self.cursor_coordinate)
         return self.hits.get(row_key.value)
+
+    def move_to(self, hit: Hit | None) -> None:
+        """Put the cursor on this hit's row (the first row when it is not shown)."""
+        rows = [key.value for key in self.rows]
+        key = next((key for key, shown in self.hits.items() if hit is not None and shown.chunk.chunk_id == hit.chunk.chunk_id), None)
+        self.move_cursor(row=rows.index(key) if key in rows else 0)
