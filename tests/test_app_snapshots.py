@@ -82,8 +82,9 @@ def test_empty_start_screen(snap_compare):
 
 
 def test_answered_question_with_cutoff_line(snap_compare, retriever):
-    """An answer quoted from the guides with its sources; the cutoff row where the distances cross it for good,
-    every chunk beyond it dimmed and marked ✗ (rank 2 too: the fused order put it above a closer chunk)."""
+    """An answer quoted from the guides with its sources (❝ on the row it quotes); above the cutoff line the chunks
+    within the cutoff (ranks 1 and 3), below it every chunk beyond it, dimmed and marked ✗ (rank 2 too: the fused
+    order put it above a closer chunk)."""
     assert snap_compare(app(retriever), terminal_size=SIZE, run_before=asking("When does the bakery sell out?"))
 
 
@@ -111,7 +112,7 @@ def test_streamed_ollama_answer_with_a_flagged_sentence(snap_compare, retriever,
 
 
 def test_chunk_detail_view(snap_compare, retriever):
-    """Row 2 selected: its chunk's full text beside the answer, the matched sentence highlighted."""
+    """Row 2 selected: why it ranks there (its fused score's parts) and its chunk beside the answer."""
     assert snap_compare(app(retriever), terminal_size=SIZE, run_before=asking(BAKERY, then=("tab", "down", "enter")))
 
 
@@ -137,6 +138,24 @@ def test_answer_at_80x24(snap_compare, retriever):
 def test_eval_stepping_at_80x24(snap_compare, retriever):
     """F4 at 80x24: the tally and the verdict a line each, the answer still has room, every key in the footer."""
     assert snap_compare(app(retriever), terminal_size=SMALL, run_before=asking(then=("f4",)))
+
+
+CROSSING = "When does the bakery sell out?"  # the answer quotes rank 1; rank 2 is beyond the cutoff, rank 3 within
+COACH = "Where do long-distance coaches stop in Brightwater?"  # rank 4 beyond the cutoff, rank 5 within
+
+
+@pytest.mark.parametrize("size", [SIZE, SMALL], ids=["120x40", "80x24"])
+def test_why_this_rank_pane(snap_compare, retriever, size):
+    """F6 on the quoted first row: its fused score as the sum of its weighted parts, the terms matched, and the
+    chunk with the matched words, the best sentence and the answer's quotation marked; ❝ on the row."""
+    assert snap_compare(app(retriever), terminal_size=size, run_before=asking(CROSSING, then=("f6",)))
+
+
+@pytest.mark.parametrize("size", [SIZE, SMALL], ids=["120x40", "80x24"])
+def test_top_20_table(snap_compare, retriever, size):
+    """F7, then the cursor down to rank 7: the top 20 scroll inside the table's box; above the line only the top 5's
+    chunks within the cutoff, below it rank 4 (beyond the cutoff) and then ranks 6-20."""
+    assert snap_compare(app(retriever), terminal_size=size, run_before=asking(COACH, then=("f7", "tab", *["down"] * 7)))
 
 
 def test_too_small_terminal(snap_compare, retriever):

@@ -17,7 +17,7 @@ KEYS = [  # short descriptions: the footer keeps every key at 80 columns
     Binding("f4", "next_question", "Next q", tooltip="Next eval question"),
     Binding("f5", "rerun", "Re-run", tooltip="Re-run the question"),
     Binding("f6", "toggle_detail", "Chunk", tooltip="Chunk detail: why this rank"),
-    Binding("f7", "look_past", "Top 20", tooltip="Top 5 / top 20 chunks"),
+    Binding("f7", "look_past", "Top 20", tooltip="Top 5 / top 20 chunks", show=False),  # no room left at 80 columns beside Esc
     Binding("escape", "stop", "Stop", tooltip="Stop the answer being generated"),
     Binding("ctrl+q", "quit", "Quit", priority=True),
 ]

@@ -57,20 +57,20 @@ def why_detail(why: RankExplanation) -> Content:
     """The row's rank and fused score, the fused score as the sum of its weighted parts (each with the table's
     number it was scaled from), the terms matched, whether the answer quoted it; then the chunk text marked up."""
     hit = why.hit
-    place = f"below the cutoff line{below_the_line(hit)}" if below_the_line(hit) else "above the cutoff line: the answer may use it"
-    quoted = f"{QUOTED_MARK} quoted by the answer ({len(why.quoted)})" if why.quoted else "not quoted by the answer"
+    place = f"below the cutoff line{below_the_line(hit)}" if below_the_line(hit) else "above the cutoff line (the answer may use it)"
+    quoted = f" · {QUOTED_MARK} quoted" if why.quoted else " · not quoted"
     parts: list = [
-        literal(hit.chunk.chunk_id, "bold"), literal(f" · {hit.chunk.section}\n"),
-        literal(f"rank {hit.rank} · {place}\n"),
+        literal(hit.chunk.chunk_id, "bold"), literal(f" · {hit.chunk.section} · rank {hit.rank}\n"),
+        literal(place), literal(quoted, "bold" if why.quoted else "italic"), "\n",
         literal(f"fused {hit.fused_score:.4f} =", "bold"), "\n",
     ]  # fmt: skip
     for n, (part, term) in enumerate(zip(why.parts, why.part_terms())):
         source = scaled_from(part, hit)
-        parts += [literal(f"{'  ' if n == 0 else '+ '}{term}"), literal(f"  {source}" if source else "", "dim"), "\n"]
+        parts += [literal(f"{'  ' if n == 0 else '+ '}{term}"), literal(f" {source}" if source else "", "dim"), "\n"]
     parts += [
+        literal(SCALING, "italic dim"), "\n",
         "terms matched: ", literal(", ".join(why.matched_terms) or "none", MATCHED_WORD), "\n",
-        literal(quoted, "bold" if why.quoted else "italic"), "\n",
-        ("bold: a matched term · ", "italic dim"), ("reversed", f"italic {BEST_SENTENCE}"), (": best sentence · ", "italic dim"),
+        ("bold: a term · ", "italic dim"), ("reversed", f"italic {BEST_SENTENCE}"), (": best sentence · ", "italic dim"),
         ("underlined", f"italic {QUOTED}"), (": quoted", "italic dim"), "\n\n",
     ]  # fmt: skip
     return Content.assemble(*parts) + marked_text(why)
@@ -79,12 +79,15 @@ def why_detail(why: RankExplanation) -> Content:
 def scaled_from(part: FusedPart, hit: Hit) -> str:
     """The table's number a part was scaled from ("" for a bonus, which is 0 or 1)."""
     if part.name == "vector":
-        return f"(1 − distance {hit.vector_distance:.4f}, scaled over the chunks)"
+        return f"(distance {hit.vector_distance:.4f})"
     if part.name == "keyword":
-        return f"(BM25 {hit.keyword_score:.3f} ÷ best {hit.keyword_score / part.scaled:.3f})" if part.scaled > 0 else "(BM25 0: no term matched)"
+        return f"(BM25 {hit.keyword_score:.3f} ÷ {hit.keyword_score / part.scaled:.3f})" if part.scaled > 0 else "(BM25 0)"
     if part.name == "teacher":
-        return f"(cosine {teacher_cell(hit)}, scaled over the top {LOOK_PAST})" if hit.teacher_similarity is not None else "(not in the re-scored top)"
+        return f"(cosine {teacher_cell(hit)})"
     return ""
+
+
+SCALING = f"scaled 0..1: 1 − distance over the chunks, BM25 ÷ best, cosine over the top {LOOK_PAST}"
 
 
 def marked_text(why: RankExplanation) -> Content:
