@@ -181,7 +181,7 @@ async def export(pilot) -> str:
 async def test_the_palette_exports_the_question_as_markdown_without_overwriting(retriever, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     app = GuideApp(generator="extractive", retriever=retriever)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert "Nothing to export yet: ask a question first." in await export(pilot)
         assert not list(tmp_path.iterdir())
@@ -190,6 +190,7 @@ async def test_the_palette_exports_the_question_as_markdown_without_overwriting(
         await settle(pilot)
         first = tmp_path / "when-does-the-bakery-sell-out.md"
         assert await export(pilot) == f"Exported to {first}"
+        assert app.query_one("#message").region.height >= 2, "a path longer than the line wraps, and every line of it shows"
         markdown = first.read_text(encoding="utf-8")
         assert markdown.startswith(f"## {CROSSING}\n")
         table_rows = [line for line in markdown.splitlines() if line.startswith("| ") and "`guide_" in line]

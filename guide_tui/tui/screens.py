@@ -70,7 +70,8 @@ class MainScreen(Screen):
     def say(self, message: str, kind: str = "info") -> None:
         widget = self.query_one("#message", Static)
         widget.set_classes(kind)
-        widget.update(literal(message), layout=False)  # one fixed line: no re-layout of the screen
+        # one line: no re-layout of the screen; one that wraps (an exported file's path at 80 columns) or replaces one that did: re-laid out
+        widget.update(literal(message), layout=len(message) > widget.content_region.width or widget.size.height > 1)
 
     def show_retrieval(self, retrieval: Retrieval, wide: Retrieval | None = None) -> None:
         """The answer's retrieval in the table, or with `wide` the question's top LOOK_PAST; the cursor stays on
