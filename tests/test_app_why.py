@@ -232,3 +232,23 @@ def test_export_names_are_safe_and_never_overwrite(tmp_path):
     paths = [save_export(f"# {n}\n", "Same question?", tmp_path) for n in range(3)]
     assert [p.name for p in paths] == ["same-question.md", "same-question-2.md", "same-question-3.md"]
     assert [p.read_text(encoding="utf-8") for p in paths] == ["# 0\n", "# 1\n", "# 2\n"]
+
+
+async def test_with_no_cutoff_the_top_20_still_has_a_line_under_the_answers_top_5(bundled_index):
+    import dataclasses
+
+    from guide_tui.retrieval import Retriever
+
+    manifest = {key: value for key, value in bundled_index.manifest.items() if key != "cutoff"}
+    retriever = Retriever(dataclasses.replace(bundled_index, manifest=manifest))  # --no-gate on an index never calibrated
+    assert retriever.cutoff is None
+    app = GuideApp(generator="extractive", retriever=retriever, gate=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, COACH)
+        assert "cutoff" not in rows(app)  # the top 5: every chunk may be used, no line
+        await pilot.press("f7")
+        await settle(pilot)
+        above, below = split_at_the_line(app)
+        wide = retriever.retrieve(COACH, k=LOOK_PAST).hits
+        assert (above, below) == ([h.chunk.chunk_id for h in wide[:TOP_K]], [h.chunk.chunk_id for h in wide[TOP_K:]])
+        assert app.query_one("#hits", HitsTable).get_row("cutoff")[1].plain == "── cutoff none ──"

@@ -80,8 +80,8 @@ class HitsTable(DataTable):
         self.below = {hit.rank for hit in below}
         for hit in within:
             self.add_hit_row(hit)
-        if cutoff is not None and retrieval.hits:  # unlike the CLI, the app shows the line below an all-within top 5 too
-            self.add_cutoff_row(cutoff)
+        if retrieval.hits and (cutoff is not None or below):  # unlike the CLI, the app shows the line below an all-within top 5 too
+            self.add_cutoff_row(cutoff)  # and with no cutoff (--no-gate), the line under the top 5 of the top 20
         for hit in below:
             self.add_hit_row(hit)
 
@@ -101,10 +101,11 @@ class HitsTable(DataTable):
 
     BEYOND_CUTOFF = "italic grey62"  # not "dim": in 256 colours that drew grey 237 on grey 234; italic survives NO_COLOR
 
-    def add_cutoff_row(self, cutoff: float) -> None:
+    def add_cutoff_row(self, cutoff: float | None) -> None:
         style = "bold red"
-        label = Text(f"── cutoff {cutoff:.4f} ──", style=style)
-        self.add_row(Text(""), label, Text(f"> {cutoff:.4f} ✗", style=style), Text(""), Text(""), Text(""), key="cutoff")
+        shown = "none" if cutoff is None else f"{cutoff:.4f}"
+        label = Text(f"── cutoff {shown} ──", style=style)
+        self.add_row(Text(""), label, Text("" if cutoff is None else f"> {shown} ✗", style=style), Text(""), Text(""), Text(""), key="cutoff")
 
     def rank_cell(self, hit: Hit) -> Text:
         rank = Text(str(hit.rank), style=self.row_style(hit))
