@@ -252,3 +252,15 @@ async def test_with_no_cutoff_the_top_20_still_has_a_line_under_the_answers_top_
         wide = retriever.retrieve(COACH, k=LOOK_PAST).hits
         assert (above, below) == ([h.chunk.chunk_id for h in wide[:TOP_K]], [h.chunk.chunk_id for h in wide[TOP_K:]])
         assert app.query_one("#hits", HitsTable).get_row("cutoff")[1].plain == "── cutoff none ──"
+
+
+async def test_re_running_a_question_clears_the_quoted_marks_until_the_new_answer_comes(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, CROSSING)
+        table = app.query_one("#hits", HitsTable)
+        assert any(QUOTED_MARK in table.get_row(key)[0].plain for key in table.hits)
+        app.action_rerun()  # F5: a new retrieval of the same question; its answer has not come yet
+        assert table.answer is None and not any(QUOTED_MARK in table.get_row(key)[0].plain for key in table.hits)
+        await settle(pilot)
+        assert any(QUOTED_MARK in table.get_row(key)[0].plain for key in table.hits)

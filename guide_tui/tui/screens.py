@@ -75,10 +75,9 @@ class MainScreen(Screen):
 
     def show_retrieval(self, retrieval: Retrieval, wide: Retrieval | None = None) -> None:
         """The answer's retrieval in the table, or with `wide` the question's top LOOK_PAST; the cursor stays on
-        the row it was on when the question is the same (F7), else goes to the first row."""
+        the row it was on when the retrieval is the one shown (F7), else goes to the first row."""
         table = self.query_one("#hits", HitsTable)
-        same = table.retrieval is not None and table.retrieval.question == retrieval.question
-        selected = table.hit_at_cursor() if same else None
+        selected = table.hit_at_cursor() if retrieval is table.retrieval else None
         question = self.query_one("#eval", EvalBar).question_for(retrieval.question)
         table.show(retrieval, question.expected_chunks if question else (), wide)
         table.move_to(selected)

@@ -64,8 +64,8 @@ class HitsTable(DataTable):
     def show(self, retrieval: Retrieval, expected: tuple[str, ...] = (), wide: Retrieval | None = None) -> None:
         """The answer's retrieval, or with `wide` (the same question's top LOOK_PAST, whose first TOP_K are the
         answer's) that one's rows: the chunks the answer may use, the cutoff line, every other chunk dimmed
-        (✗ beyond the cutoff). The answer's quotation marks stay while the question is the same."""
-        if self.retrieval is None or retrieval.question != self.retrieval.question:
+        (✗ beyond the cutoff). The answer's quotation marks stay while the retrieval is the same (F7)."""
+        if retrieval is not self.retrieval:
             self.answer = None
         self.retrieval, self.expected = retrieval, expected
         self.shown = wide or retrieval
