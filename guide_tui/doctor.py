@@ -38,7 +38,25 @@ def index_status(folder: Path) -> list[str]:
     return [
         row("", f"ok: {counts.get('guides')} guides, {counts.get('chunks')} chunks, cutoff {cutoff}, built {index.manifest.get('built_at')}"),
         *(row("", f"note: {note}") for note in index.notes),
+        *(row("", problem) for problem in model_problems(index)),
         row("guides", f"{resolve_corpus(folder, index.manifest).resolve()} (what the index was built from)"),
+    ]
+
+
+def model_problems(index) -> list[str]:
+    """The models read and hashed in full: a start trusts their recorded digest while size and modification
+    time are unchanged (embedding.recorded_sha256), which a damaged disk can keep."""
+    from guide_tui.embedding import folder_sha256
+    from guide_tui.indexes import rebuild_hint
+
+    folders = {"embedding model": (index.embedder.folder, index.manifest["model"])}
+    if index.manifest.get("teacher"):
+        folders["teacher model"] = (paths.BUNDLED_TEACHER, index.manifest["teacher"])
+    return [
+        f"problem: the {name} in {folder} is not the one the index was built with (its bytes changed since); "
+        f"restore it, or {rebuild_hint(index.folder)}"
+        for name, (folder, record) in folders.items()
+        if folder.is_dir() and folder_sha256(folder) != record.get("sha256")
     ]
 
 

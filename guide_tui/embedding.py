@@ -24,18 +24,53 @@ def model_dir() -> Path:
     return environment().embedding_model or BUNDLED_MODEL
 
 
+def model_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file())
+
+
 def folder_sha256(folder: Path) -> str:
     """One digest over every file in the model folder, by name and content."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+    for path in model_files(folder):
         digest.update(path.relative_to(folder).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
-@lru_cache(maxsize=4)
 def model_sha256(folder: Path) -> str:
+    """folder_sha256, remembered in the process until one of the folder's files changes size or modification time."""
+    return remembered_sha256(folder, tuple((name, *stat) for name, stat in folder_stats(folder).items()))
+
+
+@lru_cache(maxsize=8)
+def remembered_sha256(folder: Path, stats: tuple) -> str:
     return folder_sha256(folder)
+
+
+def folder_stats(folder: Path) -> dict[str, list[int]]:
+    """Size and modification time (ns) of every file in a model folder, by its path in the folder."""
+    stats = {}
+    for path in model_files(folder):
+        status = path.stat()
+        stats[path.relative_to(folder).as_posix()] = [status.st_size, status.st_mtime_ns]
+    return stats
+
+
+def model_record(folder: Path) -> dict:
+    """What an index records of the model folder it was built with: its digest and its files' sizes and
+    modification times (taken before the digest is read, so an edit from then on shows as a change)."""
+    stats = folder_stats(folder)
+    return {"sha256": folder_sha256(folder), "file_stats": stats}
+
+
+def recorded_sha256(folder: Path, record: dict) -> str:
+    """The model folder's digest, trusting an index's record of it when every file still has the size and
+    modification time recorded (file_stats): writing a file, even with bytes of the same length, gives it a
+    new modification time, so a replaced or re-exported model is read and hashed in full and found. What
+    this does not see is a change that keeps both (a disk error, `touch -r`): `guide-tui doctor` hashes in full."""
+    if record.get("sha256") and record.get("file_stats") == folder_stats(folder):
+        return record["sha256"]
+    return model_sha256(folder)
 
 
 def load_static_model(folder: Path):
@@ -78,10 +113,6 @@ class Embedder:
                 "restore index/model from git or rebuild it with `python -m guide_tui.distill`"
             ) from err
         self.dims = int(self.model.dim)
-
-    @property
-    def sha256(self) -> str:
-        return model_sha256(self.folder)
 
     def encode(self, texts: list[str]) -> np.ndarray:
         if not texts:

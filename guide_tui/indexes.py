@@ -32,7 +32,7 @@ import numpy as np
 from guide_tui.analysis import ANALYSIS_FILES, SentenceAnalysis, analyse, load_analysis, mapped, save_analysis
 from guide_tui.chunking import CHUNKER_VERSION, Chunk, chunk_corpus, sentences
 from guide_tui.corpus import Corpus, CorpusError, file_stats, hash_files, load_corpus, sha256_file
-from guide_tui.embedding import Embedder, ModelError
+from guide_tui.embedding import Embedder, ModelError, model_record, recorded_sha256
 from guide_tui.paths import BUNDLED_CORPUS, BUNDLED_INDEX, default_index  # noqa: F401 (the bundled folders are imported from here too)
 from guide_tui.settings import FusionSettings, environment
 from guide_tui.staging import WriteSteps, new_locked_folder, remove_abandoned, replace_folder, restore_interrupted_swap
@@ -283,10 +283,10 @@ def make_manifest(
         "corpus": str(corpus_dir),
         "files": corpus.file_hashes(),
         "problems": [str(p) for p in corpus.problems],
-        "model": {"name": "model2vec distilled from all-MiniLM-L6-v2", "sha256": embedder.sha256, "dims": embedder.dims},
+        "model": {"name": "model2vec distilled from all-MiniLM-L6-v2", **model_record(embedder.folder), "dims": embedder.dims},
         "vector_unit": VECTOR_UNIT,
         "teacher": None if teacher is None else {
-            "name": "all-MiniLM-L6-v2 (numpy)", "sha256": teacher.sha256, "towns": "masked" if teacher_masks_towns else "kept"
+            "name": "all-MiniLM-L6-v2 (numpy)", **model_record(teacher.folder), "towns": "masked" if teacher_masks_towns else "kept"
         },
         "usearch": USEARCH_OPTIONS,
         "libraries": {name: version(name) for name in LIBRARIES},
@@ -581,7 +581,7 @@ def load_index(folder: Path | None = None, embedder: Embedder | None = None, reb
         embedder = embedder or Embedder()
     except ModelError as err:
         raise IndexLoadError(str(err)) from err
-    if manifest.get("model", {}).get("sha256") != embedder.sha256:
+    if manifest["model"].get("sha256") != recorded_sha256(embedder.folder, manifest["model"]):
         raise IndexLoadError(
             f"{folder} was built with a different embedding model than {embedder.folder}; {rebuild_hint(folder)}"
         )

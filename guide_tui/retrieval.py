@@ -25,6 +25,7 @@ import numpy as np
 
 from guide_tui.asked import FOUND, SOFT_KINDS, WHEN, asked_kinds, asks_for_a_list
 from guide_tui.chunking import Chunk
+from guide_tui.embedding import recorded_sha256
 from guide_tui.settings import FusionSettings
 
 if TYPE_CHECKING:
@@ -314,10 +315,10 @@ class Retriever:
         if self._teacher is None and self.index.teacher_vectors is not None:
             from guide_tui.teacher import Teacher, TeacherError
 
-            wanted = self.index.manifest["teacher"]["sha256"]
+            recorded = self.index.manifest["teacher"]
             try:
                 teacher = Teacher()
-                if teacher.sha256 != wanted:
+                if recorded_sha256(teacher.folder, recorded) != recorded["sha256"]:
                     raise TeacherError(f"the teacher model in {teacher.folder} is not the one this index was built with")
             except TeacherError as err:
                 self.index.notes.append(f"second stage off: {err}")

@@ -182,3 +182,45 @@ def test_chunk_offsets_that_do_not_fit_chunks_are_refused(workspace: Path, bundl
     record_edit(folder, CHUNK_OFFSETS)
     with pytest.raises(IndexLoadError, match="does not fit chunk_offsets.npy .* rebuild it with"):
         load(folder, bundled_index.embedder)
+
+
+def test_a_model_file_rewritten_after_the_build_is_found_and_an_unchanged_model_is_not_reread(tmp_path: Path) -> None:
+    """A start trusts the manifest's model digest while every model file keeps its recorded size and modification
+    time; a file written since (here with bytes of the same length) is hashed again and the index refused."""
+    from guide_tui.embedding import Embedder, folder_stats, recorded_sha256
+    from guide_tui.indexes import read_manifest
+
+    model = tmp_path / "model"
+    shutil.copytree(BUNDLED_INDEX / "model", model)
+    build_index(BUNDLED_CORPUS, tmp_path / "index", embedder=Embedder(model), with_teacher=False)
+    record = read_manifest(tmp_path / "index")["model"]
+    assert record["file_stats"] == folder_stats(model) and "model.safetensors" in record["file_stats"]
+    assert load(tmp_path / "index", Embedder(model)).notes == []
+    assert recorded_sha256(model, record | {"sha256": "f" * 64}) == "f" * 64  # trusted as recorded: nothing was read
+
+    config = model / "config.json"
+    rewritten = config.read_bytes().replace(b"    ", b"\t   ", 1)
+    assert len(rewritten) == config.stat().st_size
+    config.write_bytes(rewritten)
+    assert recorded_sha256(model, record) != record["sha256"]
+    with pytest.raises(IndexLoadError, match="different embedding model"):
+        load(tmp_path / "index", Embedder(model))
+
+
+def test_doctor_reads_the_models_in_full_and_finds_a_change_that_kept_size_and_time(tmp_path: Path) -> None:
+    import os
+
+    from guide_tui.doctor import model_problems
+    from guide_tui.embedding import Embedder
+
+    model = tmp_path / "model"
+    shutil.copytree(BUNDLED_INDEX / "model", model)
+    build_index(BUNDLED_CORPUS, tmp_path / "index", embedder=Embedder(model), with_teacher=False)
+    assert model_problems(load(tmp_path / "index", Embedder(model))) == []
+    config = model / "config.json"
+    status = config.stat()
+    config.write_bytes(config.read_bytes().replace(b"    ", b"\t   ", 1))
+    os.utime(config, ns=(status.st_atime_ns, status.st_mtime_ns))  # as `touch -r` or a disk error would leave it
+    loaded = load(tmp_path / "index", Embedder(model))  # a start trusts size and time
+    problems = model_problems(loaded)
+    assert len(problems) == 1 and f"the embedding model in {model} is not the one the index was built with" in problems[0]

@@ -82,3 +82,24 @@ def test_questions_are_masked_as_the_index_sentences_were(bundled_index) -> None
     question = "When does the Kestrelford bakery sell out?"
     assert np.allclose(masked.teacher_encode([question]), masked.teacher.encode(["When does the   bakery sell out?"]))
     assert not np.allclose(Retriever(bundled_index).teacher_encode([question]), masked.teacher_encode([question]))
+
+
+def test_the_teacher_folder_is_trusted_while_its_files_keep_their_recorded_sizes_and_times(bundled_index) -> None:
+    """A start does not re-read the teacher's 45 MB when its files look as recorded at the build; when one does
+    not (written since), the folder is hashed and a digest other than the index's turns the second stage off."""
+    import dataclasses
+
+    from guide_tui.embedding import folder_stats
+    from guide_tui.paths import BUNDLED_TEACHER
+
+    def retriever_recording(sha256: str, file_stats: dict) -> Retriever:
+        teacher = dict(bundled_index.manifest["teacher"], sha256=sha256, file_stats=file_stats)
+        return Retriever(dataclasses.replace(bundled_index, manifest=dict(bundled_index.manifest, teacher=teacher), notes=[]))
+
+    stats = folder_stats(BUNDLED_TEACHER)
+    assert retriever_recording("0" * 64, stats).teacher is not None  # a wrong digest, trusted: the files were not read
+    size, mtime = stats["config.json"]
+    written_since = retriever_recording("0" * 64, stats | {"config.json": [size, mtime - 1]})
+    assert written_since.teacher is None and "not the one this index was built with" in written_since.index.notes[0]
+    real = bundled_index.manifest["teacher"]["sha256"]
+    assert retriever_recording(real, stats | {"config.json": [size, mtime - 1]}).teacher is not None
