@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
+import json
+from collections import defaultdict
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Callable
 
@@ -74,28 +76,79 @@ def recorded_sha256(folder: Path, record: dict) -> str:
 
 
 def load_static_model(folder: Path):
-    """The model2vec StaticModel from its three files, built as StaticModel.from_pretrained builds a
-    plain (unquantised) model but without importing model2vec's hub code: that import alone was a
-    third of a cold `guide-tui ask` (benchmarks/benchmark.py cold)."""
-    import json
-
-    from model2vec import StaticModel
+    """The static model from its three files: a plain one (one vector per token) as StaticVectors,
+    a quantised one (weights, mapping) with model2vec's own loader."""
     from safetensors import safe_open
     from tokenizers import Tokenizer
 
     with safe_open(str(folder / "model.safetensors"), framework="numpy") as tensors:
-        if set(tensors.keys()) != {"embeddings"}:  # quantised vocabularies (weights, mapping): model2vec's own loader
+        if set(tensors.keys()) != {"embeddings"}:
+            from model2vec import StaticModel
+
             return StaticModel.from_pretrained(str(folder))
         embeddings = tensors.get_tensor("embeddings")
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-    return StaticModel(
-        vectors=embeddings, tokenizer=tokenizer, config=config, normalize=config.get("normalize", False), max_length=config.get("max_length", 512)
-    )
+    return StaticVectors(embeddings, tokenizer, max_length=config.get("max_length", 512), normalize=config.get("normalize", False))
+
+
+class StaticVectors:
+    """What model2vec's StaticModel.encode computes for a plain model (the mean of the tokens' vectors), without
+    importing model2vec: its import (joblib, tqdm) and constructor (a copy of the tokenizer, the vocabulary
+    sorted) were a fifth of a cold `guide-tui ask`. tests/test_startup.py checks the vectors are model2vec's own."""
+
+    def __init__(self, embedding: np.ndarray, tokenizer, max_length: int | None, normalize: bool) -> None:
+        if len(embedding) != tokenizer.get_vocab_size():
+            raise ValueError(f"{len(embedding)} vectors for a vocabulary of {tokenizer.get_vocab_size()} tokens")
+        self.embedding = embedding
+        self.tokenizer = tokenizer
+        self.max_length = max_length
+        self.normalize = normalize
+        padding = tokenizer.padding
+        if padding is not None:  # as model2vec: padding off, its pad token kept
+            tokenizer.enable_padding(pad_id=padding["pad_id"], pad_token=padding["pad_token"], pad_type_id=padding["pad_type_id"], length=0)
+        if max_length is None:
+            tokenizer.no_truncation()
+        else:
+            tokenizer.enable_truncation(max_length)
+        if hasattr(tokenizer.model, "unk_token"):  # WordPiece, BPE, word level
+            unknown = tokenizer.model.unk_token
+            self.unk_token_id = None if unknown is None else tokenizer.token_to_id(unknown)
+        else:  # Unigram
+            self.unk_token_id = json.loads(tokenizer.to_str())["model"].get("unk_id")
+
+    @property
+    def dim(self) -> int:
+        return self.embedding.shape[1]
+
+    @cached_property
+    def median_token_length(self) -> int:
+        return int(np.median([len(token) for token in self.tokenizer.get_vocab()]))
+
+    def encode(self, sentences: list[str], batch_size: int = 1024) -> np.ndarray:
+        if self.max_length is not None:  # cut at max_length tokens' worth of characters; a shorter text needs no median
+            sentences = [s if len(s) <= self.max_length else s[: self.max_length * self.median_token_length] for s in sentences]
+        return np.concatenate([self.encode_batch(sentences[i : i + batch_size]) for i in range(0, len(sentences), batch_size)], axis=0)
+
+    def encode_batch(self, sentences: list[str]) -> np.ndarray:
+        ids = [encoding.ids for encoding in self.tokenizer.encode_batch_fast(sentences, add_special_tokens=False)]
+        if self.unk_token_id is not None:
+            ids = [[token for token in token_ids if token != self.unk_token_id] for token_ids in ids]
+        out = np.zeros((len(ids), self.dim), dtype=np.float32 if self.embedding.dtype == np.int8 else self.embedding.dtype)
+        by_length: dict[int, list[int]] = defaultdict(list)
+        for i, token_ids in enumerate(ids):
+            if token_ids:
+                by_length[len(token_ids)].append(i)
+        for rows in by_length.values():
+            out[rows] = self.embedding[np.array([ids[i] for i in rows], dtype=np.int64)].mean(axis=1)
+        if not self.normalize:
+            return out
+        out32 = out.astype(np.float32)
+        return (out32 / (np.linalg.norm(out32, axis=1, keepdims=True) + 1e-32)).astype(out.dtype)
 
 
 class Embedder:
-    """model2vec StaticModel loaded from a local folder; vectors are float32 and L2-normalised."""
+    """The model2vec static model of a local folder; vectors are float32 and L2-normalised."""
 
     def __init__(self, folder: Path | None = None) -> None:
         self.folder = Path(folder or model_dir())
