@@ -102,9 +102,13 @@ class ScoreParts:
 
     weights: dict[str, float]
     scaled: dict[str, np.ndarray]  # part name -> per chunk, 0..1
+    ranked: np.ndarray  # the chunks ranked; every part is 0 for the others
 
     def total(self) -> np.ndarray:
-        return sum_parts(lambda name: self.weights[name] * self.scaled[name])
+        """Every chunk's fused score, added up for the ranked chunks only (the others' parts, and so their sum, are 0)."""
+        fused = np.zeros(len(self.scaled["vector"]))
+        fused[self.ranked] = sum_parts(lambda name: self.weights[name] * self.scaled[name][self.ranked])
+        return fused
 
     def of_chunk(self, chunk: int) -> tuple[FusedPart, ...]:
         return tuple(FusedPart(name, self.weights[name], float(self.scaled[name][chunk])) for name in FUSED_PARTS)
@@ -272,15 +276,16 @@ class TownNames:
         return "".join(parts) + text[at:]
 
 
-def address_table(ordinals: np.ndarray) -> list[np.ndarray]:
-    """keyword_ordinals as a lookup: table[segment][doc] is the chunk ordinal of tantivy's document address."""
-    table = []
-    for segment in range(int(ordinals[:, 0].max(initial=-1)) + 1):
-        rows = ordinals[ordinals[:, 0] == segment]
-        ordinal_of_doc = np.full(int(rows[:, 1].max(initial=-1)) + 1, -1, dtype=np.int64)
-        ordinal_of_doc[rows[:, 1]] = rows[:, 2]
-        table.append(ordinal_of_doc)
-    return table
+def address_table(ordinals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """keyword_ordinals as a lookup, (segment_start, ordinal_of): the chunk ordinal of tantivy's document
+    address is ordinal_of[segment_start[segment] + doc], for a whole page of hits in one numpy step."""
+    segment, doc, ordinal = ordinals[:, 0], ordinals[:, 1], ordinals[:, 2]
+    docs_in = np.zeros(int(segment.max(initial=-1)) + 1, dtype=np.int64)
+    np.maximum.at(docs_in, segment, doc + 1)
+    segment_start = np.concatenate([[0], np.cumsum(docs_in)])
+    ordinal_of = np.full(int(segment_start[-1]), -1, dtype=np.int64)
+    ordinal_of[segment_start[segment] + doc] = ordinal
+    return segment_start, ordinal_of
 
 
 class Retriever:
@@ -295,7 +300,7 @@ class Retriever:
         self.unit_chunk = analysis.unit_chunk
         self.chunk_count = analysis.chunk_count
         ordinals = index.document_ordinals()
-        self.ordinal_of = address_table(np.asarray(ordinals))
+        self.segment_start, self.ordinal_of = address_table(np.asarray(ordinals))
         """tantivy's document address -> chunk ordinal, stored by the build rather than read per hit on every question."""
         self.places = analysis.places
         self.towns = TownNames(self.places.values())
@@ -379,10 +384,10 @@ class Retriever:
             [(tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "text", term)) for term in terms]
         )
         hits = self.searcher.search(query, limit=min(self.chunk_count, KEYWORD_CANDIDATES), count=False).hits
-        found = [(self.ordinal_of[address.segment_ord][address.doc], score) for score, address in hits]
-        if found:
-            ordinals, found_scores = zip(*found)
-            scores[list(ordinals)] = found_scores
+        if hits:
+            segment = np.fromiter((address.segment_ord for _, address in hits), np.int64, len(hits))
+            doc = np.fromiter((address.doc for _, address in hits), np.int64, len(hits))
+            scores[self.ordinal_of[self.segment_start[segment] + doc]] = [score for score, _ in hits]
         return scores
 
     def vector_distances(self, question: str) -> tuple[np.ndarray, np.ndarray]:
@@ -445,7 +450,7 @@ class Retriever:
             "asked_value_bonus": fusion.asked_value_bonus, "teacher": fusion.teacher_weight,
         }  # fmt: skip
         scaled = {"vector": vector_part, "keyword": keyword_part, "region_bonus": region, "asked_value_bonus": asked_value}
-        return ScoreParts(weights, scaled | {"teacher": np.zeros(self.chunk_count)})
+        return ScoreParts(weights, scaled | {"teacher": np.zeros(self.chunk_count)}, chunks)
 
     def ranking(
         self, question: str
