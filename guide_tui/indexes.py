@@ -23,7 +23,6 @@ import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
-from importlib.metadata import version
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -276,6 +275,8 @@ def make_manifest(
     corpus: Corpus, corpus_dir: Path, chunks: list[Chunk], units: list[Unit], embedder: Embedder, cutoff: dict | None, teacher=None,
     teacher_masks_towns: bool = False,
 ) -> dict:
+    from importlib.metadata import version  # a build's only: its import is a tenth of a cold `ask`
+
     return {
         "format_version": FORMAT_VERSION,
         "chunker_version": CHUNKER_VERSION,

@@ -102,12 +102,12 @@ class GuideApp(App):
             self.main.fit_layout(event.size.width, event.size.height)
 
     def started(self) -> None:
-        """The main screen is up: load the index (or show the one given), ask Ollama, keep the status line ticking."""
+        """The main screen is up: load the index (or show the one given), then ask Ollama, keep the status line ticking."""
         if self.preloaded is not None:
             self.index_ready(self.preloaded)
+            self.probe_worker()
         else:
             self.load_index_worker()
-        self.probe_worker()
         self.set_interval(1.0, self.status.tick)
         if self.terminal_fd is not None:
             # Textual's input thread spins on a hung-up terminal when a wrapper (make) took the hang-up
@@ -122,12 +122,16 @@ class GuideApp(App):
 
     @work(group="startup")
     async def load_index_worker(self) -> None:
+        """The index, then the Ollama probe: the probe's imports (httpx, ollama, pydantic: ~0.5 s of CPU) hold the
+        interpreter lock the loading thread needs, and the index is what a first question waits for."""
         try:
             retriever = await background.in_daemon_thread(background.open_retriever, self.index_dir, self.corpus_dir, self.gate)
         except IndexLoadError as err:
             self.index_failed(err)
-            return
-        self.index_ready(retriever)
+        else:
+            self.index_ready(retriever)
+        finally:
+            self.probe_worker()
 
     def index_failed(self, err: IndexLoadError) -> None:
         self.index_error = err
