@@ -130,8 +130,7 @@ class GuideApp(App):
             self.index_failed(err)
         else:
             self.index_ready(retriever)
-        finally:
-            self.probe_worker()
+        self.probe_worker()  # not when the app stopped this worker (it is quitting)
 
     def index_failed(self, err: IndexLoadError) -> None:
         self.index_error = err
