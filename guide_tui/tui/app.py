@@ -386,8 +386,7 @@ class GuideApp(App):
             return
         session.run_all = RunAll(len(session.questions))
         self.say(f"Running all {len(session.questions)} labelled questions with the extractive answerer (Ctrl+R or Esc stops)…")
-        self.show_run_all()
-        self.refresh_bindings()
+        self.show_run_all()  # not refresh_bindings: a new footer (Esc, Stop) held the next key 200-300 ms on a busy machine
         self.run_all_worker(session.run_all, list(session.questions))
 
     @work(group="run_all")
@@ -436,7 +435,6 @@ class GuideApp(App):
         self.eval.run_all = None
         self.say(message, kind)
         self.show_run_all()
-        self.refresh_bindings()
 
     def results_screen(self) -> ResultsScreen | None:
         return next((screen for screen in self.screen_stack if isinstance(screen, ResultsScreen)), None)
