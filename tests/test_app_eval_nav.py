@@ -309,3 +309,15 @@ async def test_the_results_view_writes_markdown_to_a_new_file_each_time(retrieve
         written = sorted(tmp_path.glob("guide-tui-results-*.md"))
         assert len(written) == 2 and first[0].read_text(encoding="utf-8") == text, "the first file is not overwritten"
 
+
+async def test_the_palette_on_the_results_view_offers_its_keys(retriever, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    app = GuideApp(generator="extractive", retriever=retriever, questions=some_questions())
+    async with app.run_test(size=SIZE) as pilot:
+        await run_all(pilot)
+        await pilot.press("f10")
+        await palette(pilot, "next failure class")
+        assert "class: not right (c)" in text_of(app, "#results-head")
+        await palette(pilot, "results view as Markdown")
+        written = list(tmp_path.glob("guide-tui-results-*.md"))
+        assert len(written) == 1 and "class: not right · kind: all · 3 questions" in written[0].read_text(encoding="utf-8")

@@ -26,7 +26,7 @@ from guide_tui.report import question_markdown, save_export
 from guide_tui.retrieval import MAX_QUESTION_CHARS, TOP_K, Retrieval, Retriever
 from guide_tui.settings import EXIT_AFTER, SettingsFile, environment
 from guide_tui.tui import background
-from guide_tui.tui.commands import KEYS, GuideCommands, ModelChoice, ModelCommands, QuestionCommands
+from guide_tui.tui.commands import KEYS, PALETTE_ONLY, GuideCommands, ModelChoice, ModelCommands, QuestionCommands
 from guide_tui.tui.eval_session import EvalOutcome, EvalSession, RunAll
 from guide_tui.tui.ollama_status import Clock, Stream, connected, probe_ollama
 from guide_tui.tui.results_screen import ResultsScreen
@@ -34,6 +34,8 @@ from guide_tui.tui.screens import IndexErrorScreen, MainScreen
 from guide_tui.tui.terminal import terminal_hung_up
 from guide_tui.tui.widgets import AnswerPanel, EvalBar, HitsTable, StatusLine
 
+MAIN_SCREEN_ACTIONS = ({binding.action for binding in KEYS} | {action for _, action in PALETTE_ONLY}) - {"quit", "stop", "run_all", "results"}
+"""The keys that act on the main screen: over the results view they would act unseen."""
 EXIT_AFTER_ENV = EXIT_AFTER.name  # "paint" or "ready": exit once there, for the start-up benchmark
 
 
@@ -136,11 +138,11 @@ class GuideApp(App):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        """Without an index only quitting makes sense: the other keys leave the footer. Over the results view only
-        its own keys, running all and quitting act (the main screen's keys would act unseen)."""
+        """Without an index only quitting makes sense: the other keys leave the footer. Over the results view the main
+        screen's keys do nothing (they would act unseen)."""
         if action == "stop":
             return self.stream is not None or self.running_all is not None
-        if self.results_screen() is not None and action not in ("quit", "run_all", "results"):
+        if self.results_screen() is not None and action in MAIN_SCREEN_ACTIONS:
             return False
         return action == "quit" or self.index_error is None
 

@@ -94,6 +94,20 @@ class GuideCommands(ListedCommands):
         return run
 
 
+class ScreenCommands(ListedCommands):
+    """A screen's own keys in the palette, by their tooltips (the results view's filters and its Markdown export)."""
+
+    def entries(self) -> list[tuple[str, Callable, str]]:
+        keys = type(self.screen).BINDINGS
+        return [(binding.tooltip or binding.description, self.runner(binding.action), action_help(type(self.screen), binding.action)) for binding in keys]
+
+    def runner(self, action: str):
+        async def run() -> None:
+            await self.screen.run_action(action)
+
+        return run
+
+
 class ModelCommands(ListedCommands):
     """The model picker: Ollama's models, asked for when the palette opens (so never a stale list)."""
 

@@ -17,6 +17,7 @@ from guide_tui.evaluation import FAILURE_CLASSES, failure_class_markdown
 from guide_tui.questions import KINDS, Question
 from guide_tui.report import save_export
 from guide_tui.retrieval import printable
+from guide_tui.tui.commands import ScreenCommands
 from guide_tui.tui.eval_session import EvalSession
 from guide_tui.tui.text import literal
 
@@ -51,6 +52,7 @@ class ResultsScreen(Screen):
     """Every labelled question of the session: id, kind, failure class, expected → came back (or not run yet)."""
 
 
+    COMMANDS = {ScreenCommands}
     BINDINGS = [
         Binding("c", "cycle_class", "Class", tooltip="Show the next failure class only"),
         Binding("k", "cycle_kind", "Kind", tooltip="Show the next kind of question only"),
@@ -117,15 +119,18 @@ class ResultsScreen(Screen):
         widget.update(literal(message))
 
     def action_cycle_class(self) -> None:
+        """Show only the next failure class (all, not right, each class, not run)."""
         keys = list(CLASS_FILTERS)
         self.class_filter = keys[(keys.index(self.class_filter) + 1) % len(keys)]
         self.fill()
 
     def action_cycle_kind(self) -> None:
+        """Show only the next kind of question (all, answerable, near_miss, off_topic)."""
         self.kind_filter = KIND_FILTERS[(KIND_FILTERS.index(self.kind_filter) + 1) % len(KIND_FILTERS)]
         self.fill()
 
     def action_close(self) -> None:
+        """Back to the main screen."""
         self.app.pop_screen()
 
     @on(DataTable.RowSelected, "#results")
