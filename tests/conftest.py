@@ -131,3 +131,14 @@ async def submit_and_go_on(pilot, question: str):
     field.value = question
     await field.action_submit()
     return field
+
+
+async def wait_for(pilot, condition, what: str, seconds: float = 10.0) -> None:
+    """Poll the screen without pilot.pause (which waits for a stream, or a run over all questions, to go idle)."""
+    import asyncio
+
+    for _ in range(int(seconds / 0.02)):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    pytest.fail(f"never saw {what}; status: {text_of(pilot.app, '#status')}")

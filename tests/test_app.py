@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import settle, submit_and_go_on, text_of
+from conftest import settle, submit_and_go_on, text_of, wait_for
 from terminal import Terminal
 from textual.widgets import Input, Static
 
@@ -580,15 +580,6 @@ async def test_rows_beyond_the_cutoff_stay_readable_in_256_colours_and_without_c
         assert not style.dim and style.italic  # italic is kept under NO_COLOR, where no colour tells the rows apart
         background = table.styles.background.rich_color
         assert contrast_in_256_colours(style.color, background) >= 4.5
-
-
-async def wait_for(pilot, condition, what: str, seconds: float = 10.0) -> None:
-    """Poll the screen without pilot.pause (which waits for a stream to go idle)."""
-    for _ in range(int(seconds / 0.02)):
-        if condition():
-            return
-        await asyncio.sleep(0.02)
-    pytest.fail(f"never saw {what}; status: {text_of(pilot.app, '#status')}")
 
 
 async def test_the_status_line_counts_tokens_then_says_the_stream_stalled(retriever, fake_ollama, monkeypatch):

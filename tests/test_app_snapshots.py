@@ -217,3 +217,50 @@ def test_ollama_stopped_at_80x24(snap_compare, retriever, fake_ollama, monkeypat
     clock = FrozenClock()
     guide = app(retriever, generator="auto", clock=clock)
     assert snap_compare(guide, terminal_size=SMALL, run_before=stalled_stream(clock, then=("escape",)))
+
+
+def opening(question_id: str, then: tuple[str, ...] = ()):
+    """A run_before that opens a labelled question by its id (as the palette does), then presses keys."""
+
+    async def run(pilot) -> None:
+        pilot.app.query_one("#question", Input).cursor_blink = False
+        await settle(pilot)
+        pilot.app.open_question(question_id)
+        await settle(pilot)
+        for key in then:
+            await pilot.press(key)
+            await settle(pilot)
+
+    return run
+
+
+RESULTS_IDS = (  # right ones of each kind, and three the extractive answerer gets wrong in three ways
+    "kestrelford-bakery-sellout", "kestrelford-bakery-early", "brightwater-cheaper-food", "minor-injuries-only",
+    "near-marchwood-bakery", "near-kestrelford-bus-fare", "off-python-reverse-list", "off-curry-recipe",
+)  # fmt: skip
+
+
+def results_questions():
+    """A results view that fits on one screen at 80x24."""
+    from guide_tui.questions import load_questions
+
+    return [q for q in load_questions().questions if q.id in RESULTS_IDS]
+
+
+@pytest.mark.parametrize("size", [SIZE, SMALL], ids=["120x40", "80x24"])
+def test_eval_line_with_a_failure_class(snap_compare, retriever, size):
+    """A labelled question the gate cuts: "cut by the gate" on the eval line, its expected chunk at rank 2 beyond the cutoff."""
+    assert snap_compare(app(retriever), terminal_size=size, run_before=opening("minor-injuries-only"))
+
+
+@pytest.mark.parametrize("size", [SIZE, SMALL], ids=["120x40", "80x24"])
+def test_results_view(snap_compare, retriever, size):
+    """Ctrl+R then F10: every question with its failure class and where its expected chunk went; the filters in the head."""
+    questions = results_questions()
+    assert snap_compare(app(retriever, questions=questions), terminal_size=size, run_before=asking(then=("ctrl+r", "f10")))
+
+
+def test_results_view_filtered_to_the_misses(snap_compare, retriever):
+    """`c` once: only the questions that were not right."""
+    questions = results_questions()
+    assert snap_compare(app(retriever, questions=questions), terminal_size=SIZE, run_before=asking(then=("ctrl+r", "f10", "c")))

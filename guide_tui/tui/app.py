@@ -26,20 +26,23 @@ from guide_tui.report import question_markdown, save_export
 from guide_tui.retrieval import MAX_QUESTION_CHARS, TOP_K, Retrieval, Retriever
 from guide_tui.settings import EXIT_AFTER, SettingsFile, environment
 from guide_tui.tui import background
-from guide_tui.tui.commands import KEYS, GuideCommands, ModelChoice, ModelCommands
-from guide_tui.tui.eval_session import EvalSession
+from guide_tui.tui.commands import KEYS, PALETTE_ONLY, GuideCommands, ModelChoice, ModelCommands, QuestionCommands
+from guide_tui.tui.eval_session import EvalOutcome, EvalSession, RunAll
 from guide_tui.tui.ollama_status import Clock, Stream, connected, probe_ollama
+from guide_tui.tui.results_screen import ResultsScreen
 from guide_tui.tui.screens import IndexErrorScreen, MainScreen
 from guide_tui.tui.terminal import terminal_hung_up
 from guide_tui.tui.widgets import AnswerPanel, EvalBar, HitsTable, StatusLine
 
+MAIN_SCREEN_ACTIONS = ({binding.action for binding in KEYS} | {action for _, action in PALETTE_ONLY}) - {"quit", "stop", "run_all", "results"}
+"""The keys that act on the main screen: over the results view they would act unseen."""
 EXIT_AFTER_ENV = EXIT_AFTER.name  # "paint" or "ready": exit once there, for the start-up benchmark
 
 
 class GuideApp(App):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere (benchmark, tests) find it too
     TITLE = "guide-tui"
-    COMMANDS = App.COMMANDS | {GuideCommands, ModelCommands}
+    COMMANDS = App.COMMANDS | {GuideCommands, ModelCommands, QuestionCommands}
     BINDINGS = KEYS
 
     def __init__(
@@ -138,9 +141,12 @@ class GuideApp(App):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        """Without an index only quitting makes sense: the other keys leave the footer."""
+        """Without an index only quitting makes sense: the other keys leave the footer. Over the results view the main
+        screen's keys do nothing (they would act unseen)."""
         if action == "stop":
-            return self.stream is not None
+            return self.stream is not None or self.running_all is not None
+        if self.results_screen() is not None and action in MAIN_SCREEN_ACTIONS:
+            return False
         return action == "quit" or self.index_error is None
 
     def index_ready(self, retriever: Retriever) -> None:
@@ -222,8 +228,10 @@ class GuideApp(App):
         self.refresh_bindings()
 
     def action_stop(self) -> None:
-        """Stop the answer being generated (its HTTP stream is closed at once)."""
+        """Stop the answer being generated (its HTTP stream is closed at once), else a run over all questions."""
         if self.stream is None:
+            if self.running_all is not None:
+                self.stop_run_all()
             return
         self.answer_stop.set()  # the stream is closed within a tenth of a second, even while Ollama is silent
         self.run_id += 1  # the answer, should it still come, is not shown
@@ -236,7 +244,7 @@ class GuideApp(App):
         self.status.answer_ended(answer)
         self.refresh_bindings()
         self.main.query_one("#answer", AnswerPanel).finish(answer)
-        self.main.query_one("#eval", EvalBar).record(answer)
+        self.main.query_one("#eval", EvalBar).record(self.retriever, answer)
         self.main.show_answer(answer)
 
     def answer_failed(self, run_id: int, err: Exception) -> None:
@@ -260,8 +268,15 @@ class GuideApp(App):
         self.say(f"Answers now come from {choice.model}; " + (problem or f"remembered in {self.settings.path}"), "warning" if problem else "info")
 
     def labelled_questions(self) -> list[Question]:
-        """The questions eval stepping goes through: those given to the app, else the bundled labelled ones."""
+        """The questions eval stepping goes through: the session's once it started, else those given to the app,
+        else the bundled labelled ones."""
+        if self.eval is not None:
+            return self.eval.questions
         return load_questions().questions if self.questions is None else self.questions
+
+    def eval_session(self) -> EvalSession:
+        """The labelled questions' session, started (and the eval line shown) the first time it is needed."""
+        return self.main.query_one("#eval", EvalBar).open(self.labelled_questions)
 
     def step_eval(self, position: int) -> None:
         question = self.main.query_one("#eval", EvalBar).step(position, self.labelled_questions)
@@ -273,8 +288,7 @@ class GuideApp(App):
 
     def open_question(self, question_id: str) -> bool:
         """Go to the labelled question with this id and ask it (eval stepping goes on from there); False when there is none."""
-        questions = self.eval.questions if self.eval else self.labelled_questions()
-        position = next((n for n, q in enumerate(questions) if q.id == question_id), None)
+        position = next((n for n, q in enumerate(self.labelled_questions()) if q.id == question_id), None)
         if position is None:
             self.say(f"There is no labelled question {question_id!r}.", "warning")
             return False
@@ -333,3 +347,107 @@ class GuideApp(App):
             return
         self.say(f"Exported to {path}" + ("" if table.answer else " (the table only: the answer has not come yet)"))
 
+    def open_kind(self, kind: str) -> bool:
+        """Go to the first labelled question of this kind (answerable, near_miss, off_topic) and ask it."""
+        first = next((q for q in self.labelled_questions() if q.kind == kind), None)
+        if first is None:
+            self.say(f"There is no labelled question of kind {kind!r}.", "warning")
+            return False
+        return self.open_question(first.id)
+
+    def action_next_miss(self) -> None:
+        """Go to the next labelled question whose last outcome was not right."""
+        self.step_to_miss(1)
+
+    def action_previous_miss(self) -> None:
+        """Go to the previous labelled question whose last outcome was not right."""
+        self.step_to_miss(-1)
+
+    def step_to_miss(self, direction: int) -> None:
+        session = self.eval_session()
+        position = session.next_miss(direction)
+        if position is None:
+            self.say(session.no_miss_message(), "warning")
+            return
+        self.step_eval(position)
+
+    # ---------------------------------------------------------------- run all and the results view
+
+    @property
+    def running_all(self) -> RunAll | None:
+        return self.eval.run_all if self.eval is not None else None
+
+    def action_run_all(self) -> None:
+        """Run every labelled question in the background (extractive answerer), with a live tally; again stops it."""
+        if self.running_all is not None:
+            self.stop_run_all()
+            return
+        if self.retriever is None:
+            self.say("Loading the index… run all once it is ready.", "warning")
+            return
+        session = self.eval_session()
+        if not session.questions:
+            self.say("There are no labelled questions to run.", "warning")
+            return
+        session.run_all = RunAll(len(session.questions))
+        self.say(f"Running all {len(session.questions)} labelled questions with the extractive answerer (Ctrl+R or Esc stops)…")
+        self.show_run_all()  # not refresh_bindings: a new footer (Esc, Stop) held the next key 200-300 ms on a busy machine
+        self.run_all_worker(session.run_all, list(session.questions))
+
+    @work(group="run_all")
+    async def run_all_worker(self, run: RunAll, questions: list[Question]) -> None:
+        loop = asyncio.get_running_loop()
+
+        def on_outcome(outcome: EvalOutcome) -> None:  # in the run's thread
+            try:
+                loop.call_soon_threadsafe(self.run_all_step, run, outcome)
+            except RuntimeError:  # the app has ended and its loop is closed
+                run.stop.set()
+
+        try:
+            await background.in_daemon_thread(background.run_all, self.index.folder, self.retriever.fusion, questions, run.stop, on_outcome)
+        except Exception as err:  # a failure must not take the screen down: say it instead
+            if self.running_all is run:
+                self.end_run_all(f"run all failed after {run.done} questions: {err}", "error")
+            return
+        if self.running_all is run:
+            misses = len(self.eval.misses())
+            self.end_run_all(
+                f"Ran all {run.done} labelled questions in {time.perf_counter() - run.started:.1f} s: {run.done - misses} right, {misses} not right"
+                + (" (F8 / F9 go to them, F10 lists them)." if misses else ".")
+            )
+
+    def run_all_step(self, run: RunAll, outcome: EvalOutcome) -> None:
+        """One question of a run came back (on the screen's loop): keep its outcome and move the tally on."""
+        if self.running_all is not run:  # stopped meanwhile
+            return
+        self.eval.outcomes[outcome.question.id] = outcome
+        run.done += 1
+        self.show_run_all()
+
+    def show_run_all(self) -> None:
+        """The tally on the eval line, and the results view's rows when it is open."""
+        self.main.query_one("#eval", EvalBar).redraw()
+        if (results := self.results_screen()) is not None:
+            results.fill()
+
+    def stop_run_all(self) -> None:
+        run = self.running_all
+        run.stop.set()
+        self.end_run_all(f"Run all stopped after {run.done} of {run.total} questions (their outcomes are kept).", "warning")
+
+    def end_run_all(self, message: str, kind: str = "info") -> None:
+        self.eval.run_all = None
+        self.say(message, kind)
+        self.show_run_all()
+
+    def results_screen(self) -> ResultsScreen | None:
+        return next((screen for screen in self.screen_stack if isinstance(screen, ResultsScreen)), None)
+
+    def action_results(self) -> None:
+        """Open (or close) the results view: every labelled question's failure class, filterable; Enter opens one."""
+        if self.results_screen() is not None:
+            self.pop_screen()
+            return
+        self.push_screen(ResultsScreen(self.eval_session()))
+        self.refresh_bindings()

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import pickle
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -10,6 +14,7 @@ from guide_tui.answering import answer_question
 from guide_tui.answers import Answer
 from guide_tui.indexes import IndexLoadError, check_built_from, load_index, rebuild_hint, require_cutoff
 from guide_tui.retrieval import Retrieval, Retriever
+from guide_tui.settings import FusionSettings
 
 
 async def in_daemon_thread(func, *args):
@@ -78,3 +83,54 @@ def open_retriever(index_dir: Path, corpus_dir: Path | None, gate: bool) -> Retr
     except Exception as err:  # noqa: BLE001 - whatever else breaks on load gets the same screen
         raise IndexLoadError(f"unexpected error while opening {index_dir}: {err}; {rebuild_hint(index_dir)}") from err
     return retriever
+
+
+def run_all(index_dir: Path, fusion: FusionSettings, questions: list, stop: threading.Event, on_outcome) -> int:
+    """Run labelled questions through retrieval and the extractive answerer, judged as `guide-tui eval` judges them,
+    in a process of its own at a lower priority (this thread only hands its results on: on_outcome gets each
+    EvalOutcome here). A thread of this process would hold the interpreter for tens of milliseconds at a time and
+    typing would wait for it. Stops (and ends the process) once `stop` is set; returns how many came back."""
+    command = [sys.executable, "-c", "from guide_tui.tui.background import run_all_process; run_all_process()"]
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # nothing on the app's screen
+    done = 0
+    try:
+        pickle.dump((index_dir, fusion, questions), process.stdin)
+        process.stdin.close()
+        while done < len(questions) and not stop.is_set():
+            try:
+                found = pickle.load(process.stdout)
+            except EOFError:
+                raise RuntimeError(f"the run-all process ended early (exit status {process.wait()})") from None
+            if isinstance(found, str):  # the process failed and said why
+                raise RuntimeError(found)
+            on_outcome(found)
+            done += 1
+        return done
+    finally:
+        process.kill()
+        process.wait()
+
+
+def run_all_process() -> None:
+    """The run-all process: reads (index folder, fusion settings, questions) from stdin, loads the index afresh and
+    writes one EvalOutcome per question to stdout (both pickled: it talks only to the app that started it)."""
+    from guide_tui.tui.eval_session import judge
+
+    os.nice(RUN_ALL_NICENESS)
+    index_dir, fusion, questions = pickle.load(sys.stdin.buffer)
+    out = sys.stdout.buffer
+    try:
+        retriever = Retriever(load_index(index_dir), fusion)
+        for question in questions:
+            answer = answer_question(retriever, question.text, generator="extractive")
+            pickle.dump(judge(retriever, question, answer), out)
+            out.flush()
+    except BrokenPipeError:  # the app stopped the run or has ended
+        return
+    except Exception as err:  # noqa: BLE001 - the app shows it on its message line
+        pickle.dump(f"{type(err).__name__}: {err}", out)
+        out.flush()
+
+
+RUN_ALL_NICENESS = 10
+"""How much lower the run-all process's priority is: on a busy machine typing in the app comes first."""

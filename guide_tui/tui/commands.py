@@ -8,7 +8,9 @@ from typing import Callable
 
 from textual import command
 from textual.binding import Binding
+from textual.content import Content
 
+from guide_tui.questions import KINDS
 from guide_tui.tui.background import in_daemon_thread
 
 KEYS = [  # short descriptions: the footer keeps every key at 80 columns
@@ -18,7 +20,11 @@ KEYS = [  # short descriptions: the footer keeps every key at 80 columns
     Binding("f5", "rerun", "Re-run", tooltip="Re-run the question"),
     Binding("f6", "toggle_detail", "Chunk", tooltip="Chunk detail: why this rank"),
     Binding("f7", "look_past", "Top 20", tooltip="Top 5 / top 20 chunks", show=False),  # no room left at 80 columns beside Esc
-    Binding("escape", "stop", "Stop", tooltip="Stop the answer being generated"),
+    Binding("f8", "next_miss", "Next miss", tooltip="Next eval miss", show=False),  # nor for these four: they are in the palette,
+    Binding("f9", "previous_miss", "Prev miss", tooltip="Previous eval miss", show=False),  # the README and the eval line's hint
+    Binding("f10", "results", "Results", tooltip="Eval results view", show=False),
+    Binding("ctrl+r", "run_all", "Run all", tooltip="Run all eval questions", show=False),
+    Binding("escape", "stop", "Stop", tooltip="Stop the answer being generated, or run all"),
     Binding("ctrl+q", "quit", "Quit", priority=True),
 ]
 """The app's keys: the footer shows them, the palette lists them by their tooltips."""
@@ -88,6 +94,20 @@ class GuideCommands(ListedCommands):
         return run
 
 
+class ScreenCommands(ListedCommands):
+    """A screen's own keys in the palette, by their tooltips (the results view's filters and its Markdown export)."""
+
+    def entries(self) -> list[tuple[str, Callable, str]]:
+        keys = type(self.screen).BINDINGS
+        return [(binding.tooltip or binding.description, self.runner(binding.action), action_help(type(self.screen), binding.action)) for binding in keys]
+
+    def runner(self, action: str):
+        async def run() -> None:
+            await self.screen.run_action(action)
+
+        return run
+
+
 class ModelCommands(ListedCommands):
     """The model picker: Ollama's models, asked for when the palette opens (so never a stale list)."""
 
@@ -100,3 +120,41 @@ class ModelCommands(ListedCommands):
 
 def action_help(app_class: type, action: str) -> str:
     return (getattr(app_class, f"action_{action}").__doc__ or "").strip()
+
+
+class QuestionCommands(ListedCommands):
+    """The labelled questions in the palette: each by its id, kind and text, and the first question of each kind."""
+
+    async def startup(self) -> None:
+        self.questions = self.app.labelled_questions()
+
+    async def discover(self) -> command.Hits:  # only the kinds until something is typed: the questions would bury the actions
+        for title, run, help in self.kind_entries(self.questions):
+            yield command.DiscoveryHit(title, run, help=help)
+
+    async def search(self, query: str) -> command.Hits:
+        """Every entry holding each typed word (case ignored), the words highlighted. Not the fuzzy matcher: over 124
+        long titles it takes seconds a key, and it would read "[answerable]" in a title as markup."""
+        words = query.casefold().split()
+        for title, run, help in self.entries():
+            folded = title.casefold()
+            starts = [folded.find(word) for word in words]
+            if not words or min(starts) < 0:
+                continue
+            shown = Content(title)
+            for start, word in zip(starts, words):
+                shown = shown.stylize(self.match_style or "reverse", start, start + len(word))
+            yield command.Hit(sum(map(len, words)) / len(title), shown, run, help=help)
+
+    def kind_entries(self, questions: list) -> list[tuple[str, Callable, str]]:
+        kinds = [kind for kind in KINDS if any(q.kind == kind for q in questions)]
+        return [
+            (f"Questions of kind {kind}", partial(self.app.open_kind, kind), f"Go to the first of the {sum(q.kind == kind for q in questions)}")
+            for kind in kinds
+        ]
+
+    def entries(self) -> list[tuple[str, Callable, str]]:
+        questions = self.questions
+        return self.kind_entries(questions) + [
+            (f"Question {q.id} [{q.kind}]: {q.text}", partial(self.app.open_question, q.id), "Open this labelled question and ask it") for q in questions
+        ]
