@@ -13,6 +13,7 @@ from guide_tui.indexes import IndexLoadError
 from guide_tui.inspection import LOOK_PAST
 from guide_tui.paths import BUNDLED_CORPUS, default_index, inside_installed_package, reports_dir, user_index
 from guide_tui.retrieval import TOP_K
+from guide_tui.settings import KNOBS, SettingsError, checked_knob, chosen_knobs, knob_flag
 
 
 class UsageError(Exception):
@@ -103,6 +104,29 @@ def check_corpus_option(args: argparse.Namespace) -> None:
 
     if args.built_from is not None:
         check_built_from(args.index, args.built_from)
+
+
+def knob_value(name: str):
+    """argparse's type for a knob's flag: a number within the knob's bounds (settings.KNOBS), else a usage error."""
+
+    def parse(text: str) -> float | int:
+        try:
+            return checked_knob(name, float(text))
+        except ValueError as err:  # SettingsError is one
+            raise argparse.ArgumentTypeError(str(err) if isinstance(err, SettingsError) else f"{name} must be a number, not {text!r}") from err
+
+    parse.__name__ = name  # argparse names the type in its message
+    return parse
+
+
+def add_knob_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("retrieval knobs", "each overrides the value the app saved in settings.json (Ctrl+S there)")
+    for knob in KNOBS:
+        what = "the relevance cutoff (default: the index's calibrated one)" if knob.name == "cutoff" else f"FusionSettings.{knob.name}"
+        group.add_argument(
+            knob_flag(knob.name), dest=f"knob_{knob.name}", type=knob_value(knob.name), metavar="N",
+            help=f"{what}, {knob.low:g} to {knob.high:g}",
+        )  # fmt: skip
 
 
 def read_questions(args: argparse.Namespace) -> list[str]:
@@ -198,7 +222,10 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     check_corpus_option(args)
     if args.k < 1:
         raise UsageError("--k must be at least 1")
-    return print_retrievals(args.index, read_questions(args), as_json=args.json, gate=args.gate, k=args.k, why=args.why, markdown=args.markdown)
+    return print_retrievals(
+        args.index, read_questions(args), as_json=args.json, gate=args.gate, k=args.k, why=args.why, markdown=args.markdown,
+        settings=chosen_knobs(args).settings,
+    )  # fmt: skip
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -222,6 +249,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         show_prompt=args.show_prompt,
         gate=args.gate,
         markdown=args.markdown,
+        settings=chosen_knobs(args).settings,
     )
 
 
@@ -294,6 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_index_option(command)
         add_built_from_option(command)
         add_no_gate_option(command)
+        add_knob_options(command)
     retrieve = sub.choices["retrieve"]
     retrieve.add_argument(
         "--k", type=int, default=TOP_K, metavar="N", help=f"show the top N chunks (default: {TOP_K}; {LOOK_PAST} looks past what the answer is given)"
@@ -322,6 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_generator_options(evaluate, default="extractive")
     evaluate.add_argument("--compare", type=Path, default=None, metavar="FILE", help="an earlier report to compare against")
     evaluate.add_argument("--out", type=Path, default=None, metavar="DIR", help=f"folder for the report (default: {reports_dir()})")
+    add_knob_options(evaluate)
 
     doctor = add_command(sub, "doctor", cmd_doctor, "where every file is read from and written to, library versions, whether Ollama answers")
     add_index_option(doctor)

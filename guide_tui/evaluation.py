@@ -32,6 +32,7 @@ from guide_tui.paths import CHECKOUT, default_index, reports_dir
 from guide_tui.questions import QUESTIONS_FILE, Question, load_questions
 from guide_tui.report import cell
 from guide_tui.retrieval import TOP_K
+from guide_tui.settings import chosen_knobs
 
 MISS_TEXT_CHARS = 160
 
@@ -559,7 +560,7 @@ def describe_settings(index, questions_path, question_set, runs, generator, mode
         "index_built_at": manifest.get("built_at"),
         "index_counts": manifest.get("counts", {}),
         "model_sha256": manifest.get("model", {}).get("sha256", "")[:12],
-        "cutoff": index.cutoff,
+        "cutoff": index.cutoff,  # the index's calibrated one; the one used is in "retrieval"
         "index_notes": list(index.notes),
         "git_commit": git_commit(),
         "python": platform.python_version(),
@@ -603,6 +604,14 @@ def target_text(target: dict | None) -> tuple[str, str]:
     return f"{sign} {target['target']:g}", verdict
 
 
+def cutoff_text(settings: dict) -> str:
+    """The cutoff a report's answers were gated with, and the index's calibrated one when the knobs set another."""
+    used, calibrated = settings["retrieval"].get("cutoff", settings["cutoff"]), settings["cutoff"]
+    if used is None:
+        return "none (gate passes everything)"
+    return f"{used:.4f}" + ("" if used == calibrated else f" (set by the knobs; the index's calibrated cutoff is {'none' if calibrated is None else f'{calibrated:.4f}'})")
+
+
 def markdown_report(evaluation: Evaluation, comparison: list[tuple] | None, compared_with: str | None) -> str:
     s = evaluation.settings
     lines = [f"# Evaluation {s['date']} ({s['generator']})", "", "## Settings", ""]
@@ -617,7 +626,7 @@ def markdown_report(evaluation: Evaluation, comparison: list[tuple] | None, comp
         ("index", f"{s['index']} built {s['index_built_at']}: {counts.get('guides')} guides, {counts.get('chunks')} chunks, "
                   f"{counts.get('sentences')} sentence vectors"),
         ("embedding model sha256", s["model_sha256"]),
-        ("cutoff", "none (gate passes everything)" if s["cutoff"] is None else f"{s['cutoff']:.4f}"),
+        ("cutoff", cutoff_text(s)),
         ("knobs", settings_line(s)),
         ("index notes", "; ".join(s["index_notes"]) or "none"),
         ("git commit", s["git_commit"] or "unknown"),
@@ -781,7 +790,8 @@ def eval_command(args: argparse.Namespace, now: datetime) -> int:
     if not question_set.questions:
         raise EvalInputError(f"questions file {args.questions or QUESTIONS_FILE} has no [[question]] entries")
     earlier = read_earlier(args.compare) if args.compare else None
-    retriever = open_retriever(args.index, gate=False)  # an uncalibrated index is measured too: the report says "cutoff none"
+    knobs = chosen_knobs(args)
+    retriever = open_retriever(args.index, gate=False, settings=knobs.settings)  # an uncalibrated index is measured too: "cutoff none"
     stderr = Console(stderr=True)
     total = args.runs * len(question_set.questions)
     with Progress(
@@ -799,6 +809,7 @@ def eval_command(args: argparse.Namespace, now: datetime) -> int:
             question_set=question_set,
             command=command_line(args),
         )
+    evaluation.settings["knobs_from"] = knobs.source
     comparison = compare(earlier, evaluation) if earlier else None
     if earlier and earlier.get("settings", {}).get("questions") != evaluation.settings["questions"]:
         evaluation.settings["warnings"].append(
@@ -836,7 +847,8 @@ def traveller_eval(args: argparse.Namespace, now: datetime) -> int:
         raise EvalInputError(f"questions file {args.questions} cannot be used: {err}") from err
     if not questions:
         raise EvalInputError(f"questions file {args.questions} holds no questions")
-    retriever = open_retriever(args.index, gate=False)
+    knobs = chosen_knobs(args)
+    retriever = open_retriever(args.index, gate=False, settings=knobs.settings)
     started = time.perf_counter()
     asked = [answer_question(retriever, q.question, generator=args.generator, model=args.model) for q in questions]
     answers = [answer.to_json() for answer in asked]
@@ -868,6 +880,7 @@ def traveller_eval(args: argparse.Namespace, now: datetime) -> int:
         "questions": str(args.questions),
         "generator": args.generator,
         **run_settings(retriever),
+        "knobs_from": knobs.source,
         "seconds": round(seconds, 1),
     }
     lines = [f"# guide-tui eval: {args.questions} ({now:%Y-%m-%d %H:%M})", "", "```", json.dumps(settings, indent=2), "```", ""]
@@ -920,15 +933,16 @@ def run_settings(retriever) -> dict:
 
     model = shipped_model()
     return {
-        "retrieval": {"top_k": TOP_K, **retriever.fusion.to_json()},
+        "retrieval": {"top_k": TOP_K, "cutoff": retriever.cutoff, **retriever.fusion.to_json()},
         "answerability": {"threshold": model.threshold, "fitted_on": model.fitted_on},
     }
 
 
 def settings_line(settings: dict) -> str:
     """run_settings in one line, for the command's output and the report's settings table."""
-    retrieval = ", ".join(f"{name} {value:g}" for name, value in settings["retrieval"].items())
-    return f"retrieval: {retrieval}; answerability threshold {settings['answerability']['threshold']:g}"
+    retrieval = ", ".join(f"{name} {'none' if value is None else f'{value:g}'}" for name, value in settings["retrieval"].items())
+    source = f" (knobs from {settings['knobs_from']})" if settings.get("knobs_from") else ""
+    return f"retrieval: {retrieval}{source}; answerability threshold {settings['answerability']['threshold']:g}"
 
 
 def command_line(args: argparse.Namespace) -> str:

@@ -40,7 +40,7 @@ def default_index() -> Path:
 
 
 def settings_dir() -> Path:
-    """The user's config folder: settings.json holds the Ollama model picked in the app (guide_tui.settings)."""
+    """The user's config folder: settings.json holds the Ollama model picked in the app and the retrieval knobs it saved (guide_tui.settings)."""
     return Path(platformdirs.user_config_dir(APP_NAME))
 
 

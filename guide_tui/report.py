@@ -15,18 +15,21 @@ from rich.text import Text
 
 from guide_tui.indexes import load_index, require_cutoff
 from guide_tui.retrieval import TOP_K, Hit, Retrieval, Retriever
+from guide_tui.settings import RetrievalSettings
 
 
-def open_retriever(index_dir: Path, rebuild_if_stale: bool = True, gate: bool = True) -> Retriever:
+def open_retriever(
+    index_dir: Path, rebuild_if_stale: bool = True, gate: bool = True, settings: RetrievalSettings = RetrievalSettings()
+) -> Retriever:
     """Load the index (raising IndexLoadError with a fix) and say any notes about it on stderr.
     rebuild_if_stale goes to load_index (calibration wants the index as built, not rebuilt);
-    gate: refuse an index without a cutoff (off for --no-gate, calibrate and eval)."""
+    gate: refuse an index without a cutoff (off for --no-gate, calibrate and eval); settings: the retrieval knobs."""
     index = load_index(index_dir, rebuild_if_stale=rebuild_if_stale)
     if gate:
         require_cutoff(index, index_dir)
     for note in index.notes:
         Console(stderr=True).print(Text(f"note: {note}"))
-    return Retriever(index)
+    return Retriever(index, settings.fusion, settings.cutoff)
 
 
 def cutoff_split(retrieval: Retrieval) -> tuple[list[Hit], list[Hit]]:
@@ -129,10 +132,11 @@ def no_hits_message(retrieval: Retrieval) -> str | None:
 
 
 def print_retrievals(
-    index_dir: Path, questions: list[str], as_json: bool, gate: bool = True, k: int = TOP_K, why: bool = False, markdown: bool = False
+    index_dir: Path, questions: list[str], as_json: bool, gate: bool = True, k: int = TOP_K, why: bool = False, markdown: bool = False,
+    settings: RetrievalSettings = RetrievalSettings(),
 ) -> int:
     """`guide-tui retrieve`: the top-k table (with --why each row's explanation under it), or JSON, or Markdown."""
-    retriever = open_retriever(index_dir, gate=gate)
+    retriever = open_retriever(index_dir, gate=gate, settings=settings)
     console = Console(highlight=False)
     for n, question in enumerate(questions):
         retrieval = retriever.retrieve(question, k=k)
@@ -151,7 +155,7 @@ def print_retrievals(
 
 def print_answers(
     index_dir: Path, questions: list[str], as_json: bool, generator: str, model: str | None, show_prompt: bool, gate: bool = True,
-    markdown: bool = False,
+    markdown: bool = False, settings: RetrievalSettings = RetrievalSettings(),
 ) -> int:
     """`guide-tui ask`: each answer, then `Sources: file.md (Section), ...` (none for a refusal);
     --json: one Answer.to_json object a line; --markdown: the table and the answer (question_markdown).
@@ -160,7 +164,7 @@ def print_answers(
     once per distinct reason, not once per question."""
     from guide_tui.answering import answer_question
 
-    retriever = open_retriever(index_dir, gate=gate)
+    retriever = open_retriever(index_dir, gate=gate, settings=settings)
     fallbacks_said: set[str] = set()
     for n, question in enumerate(questions):
         retrieval = retriever.retrieve(question)

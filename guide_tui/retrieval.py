@@ -16,6 +16,7 @@ The gate refuses when the best vector distance is above the calibrated cutoff.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ import numpy as np
 from guide_tui.asked import FOUND, SOFT_KINDS, WHEN, asked_kinds, asks_for_a_list
 from guide_tui.chunking import Chunk
 from guide_tui.embedding import recorded_sha256
-from guide_tui.settings import FusionSettings
+from guide_tui.settings import FusionSettings, RetrievalSettings
 
 if TYPE_CHECKING:
     from guide_tui.indexes import LoadedIndex
@@ -288,11 +289,18 @@ def address_table(ordinals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return segment_start, ordinal_of
 
 
+QUESTION_VECTORS_KEPT = 1024
+"""How many questions' teacher vectors a retriever keeps: the app's re-scoring asks the same labelled questions again
+at every knob move, and the question's encoding is most of a retrieval's time."""
+
+
 class Retriever:
-    def __init__(self, index: LoadedIndex, fusion: FusionSettings = FusionSettings()) -> None:
-        """Reads only what the build stored per chunk (the analysis' arrays), never every chunk."""
+    def __init__(self, index: LoadedIndex, fusion: FusionSettings = FusionSettings(), cutoff: float | None = None) -> None:
+        """Reads only what the build stored per chunk (the analysis' arrays), never every chunk.
+        cutoff: the gate's (None: the index's calibrated one)."""
         self.index = index
         self.fusion = fusion
+        self.cutoff_setting = cutoff
         self.analyzer = query_analyzer()
         self.searcher = index.keyword.searcher()
         self.schema = index.keyword.schema
@@ -313,6 +321,20 @@ class Retriever:
         """The teacher's sentence vectors were made with town names masked (indexes.teacher_texts): so are the questions'."""
         self._teacher = None
         self._headings: dict[str, np.ndarray] = {}
+        self._question_vectors: dict[str, np.ndarray] = {}
+
+    @property
+    def settings(self) -> RetrievalSettings:
+        """The knobs this retriever ranks and gates with (the cutoff as given: None for the index's)."""
+        return RetrievalSettings(self.fusion, self.cutoff_setting)
+
+    def tuned(self, settings: RetrievalSettings) -> Retriever:
+        """This retriever with other knobs, sharing everything loaded (index, teacher, caches): costs microseconds,
+        so the app re-ranks at every knob move without reloading anything."""
+        _ = self.teacher  # loaded here once, not once per copy
+        other = copy.copy(self)
+        other.fusion, other.cutoff_setting = settings.fusion, settings.cutoff
+        return other
 
     @property
     def teacher(self):
@@ -362,7 +384,17 @@ class Retriever:
 
     @property
     def cutoff(self) -> float | None:
-        return self.index.cutoff
+        """The gate's cutoff: the one this retriever was given, else the index's calibrated one."""
+        return self.index.cutoff if self.cutoff_setting is None else self.cutoff_setting
+
+    def question_vector(self, question: str) -> np.ndarray:
+        """The question's teacher vector, kept (QUESTION_VECTORS_KEPT): it depends on no knob."""
+        vector = self._question_vectors.get(question)
+        if vector is None:
+            if len(self._question_vectors) >= QUESTION_VECTORS_KEPT:
+                self._question_vectors.clear()
+            vector = self._question_vectors[question] = self.teacher_encode([question])[0]
+        return vector
 
     def towns_in(self, text: str) -> set[str]:
         """The towns with a guide of their own that the text names."""
@@ -469,7 +501,7 @@ class Retriever:
         teacher = self.teacher
         if teacher is None:
             return order, distances, keyword, fused, best_unit, {}, None, parts
-        question_vector = self.teacher_encode([question])[0]
+        question_vector = self.question_vector(question)
         pool = order[: self.fusion.teacher_pool]
         similarity = self.teacher_similarities(question_vector, pool)
         if asks_for_a_list(question):  # a list is usually a whole section: "What to see", "Eat and drink"

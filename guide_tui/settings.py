@@ -1,13 +1,14 @@
 """Every setting guide-tui takes from outside its code, in objects: the environment variables (read in this
 module only, never written), the retrieval knobs (passed to the Retriever, recorded in manifests and reports)
-and the choices the app remembers between runs (today only the Ollama model, in one small JSON file)."""
+and the choices the app remembers between runs (the Ollama model and the retrieval knobs, in one small JSON file)."""
 
 from __future__ import annotations
 
 import json
 import math
 import os
-from dataclasses import asdict, dataclass
+import sys
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Mapping
 
@@ -122,6 +123,80 @@ class FusionSettings:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class Knob:
+    """One retrieval setting a user may change (settings.json, a CLI flag, a key in the app), and its bounds."""
+
+    name: str  # its key in RetrievalSettings.to_json() and settings.json's "retrieval"
+    low: float
+    high: float
+    step: float  # how far one move in the app takes it
+    label: str  # how the app's knobs line names it
+    integer: bool = False
+
+
+KNOBS = (
+    # 0.005: a tenth of the calibrated cutoff's margin on either side (0.0098), so two steps cross the nearest question
+    Knob("cutoff", 0.0, 2.0, 0.005, "cutoff"),  # a cosine distance: 0 (same direction) to 2 (opposite)
+    Knob("vector_weight", 0.0, 1.0, 0.05, "vector"),  # the keyword side gets 1 minus it
+    Knob("region_bonus", 0.0, 1.0, 0.05, "region"),  # the vector and keyword parts are 0..1 each: a bonus over 1 would outweigh both
+    Knob("asked_value_bonus", 0.0, 1.0, 0.05, "value"),
+    Knob("teacher_weight", 0.0, 5.0, 0.1, "teacher"),
+    Knob("teacher_pool", 1, 1000, 1, "pool", integer=True),
+)
+"""Every retrieval knob, in the order the app's knobs line shows them."""
+KNOB_BY_NAME = {knob.name: knob for knob in KNOBS}
+
+
+class SettingsError(ValueError):
+    """A retrieval setting that cannot be used; the message names it and why, in one line."""
+
+
+def checked_knob(name: str, value) -> float | int:
+    """The value if it is a number within the knob's bounds (an integer for an integer knob), else SettingsError."""
+    knob = KNOB_BY_NAME[name]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise SettingsError(f"{name} must be a number, not {value!r}")
+    if knob.integer and value != int(value):
+        raise SettingsError(f"{name} must be a whole number, not {value!r}")
+    if not knob.low <= value <= knob.high:
+        raise SettingsError(f"{name} {value!r} is out of range ({knob.low:g} to {knob.high:g})")
+    return int(value) if knob.integer else float(value)
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """Every knob retrieval takes: how it fuses its evidence and the cutoff (None: the index's calibrated one).
+    Saved whole in settings.json by the app, read by `ask`, `retrieve`, `eval` and the app, recorded in eval reports."""
+
+    fusion: FusionSettings = FusionSettings()
+    cutoff: float | None = None
+
+    def to_json(self) -> dict:
+        return {"cutoff": self.cutoff, **self.fusion.to_json()}
+
+    @classmethod
+    def from_json(cls, values) -> RetrievalSettings:
+        """Settings from settings.json's "retrieval" (a missing key keeps its default); SettingsError for anything else."""
+        if not isinstance(values, dict):
+            raise SettingsError(f"retrieval must be an object of settings, not {values!r}")
+        unknown = sorted(set(values) - set(KNOB_BY_NAME))
+        if unknown:
+            raise SettingsError(f"unknown retrieval setting {unknown[0]!r} (known: {', '.join(KNOB_BY_NAME)})")
+        cutoff = values.get("cutoff")
+        fusion = {name: checked_knob(name, value) for name, value in values.items() if name != "cutoff"}
+        return cls(FusionSettings(**fusion), None if cutoff is None else checked_knob("cutoff", cutoff))
+
+    def value(self, name: str) -> float | None:
+        return self.to_json()[name]
+
+    def with_value(self, name: str, value: float | None) -> RetrievalSettings:
+        """These settings with one knob set (checked_knob's bounds; None: the index's cutoff)."""
+        if name == "cutoff":
+            return replace(self, cutoff=None if value is None else checked_knob(name, value))
+        return replace(self, fusion=replace(self.fusion, **{name: checked_knob(name, value)}))
+
+
 SETTINGS_NAME = "settings.json"
 
 
@@ -136,11 +211,33 @@ class SettingsFile:
         return cls(settings_dir() / SETTINGS_NAME)
 
     def read(self) -> dict:
+        return self.read_checked()[0]
+
+    def read_checked(self) -> tuple[dict, str | None]:
+        """The saved values, and why the file could not be used (None: fine, or never saved): a preference is not
+        worth failing over, but a damaged file is worth a warning."""
         try:
             values = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):  # never saved, or damaged: a preference is not worth failing over
-            return {}
-        return values if isinstance(values, dict) else {}
+        except FileNotFoundError:
+            return {}, None
+        except (OSError, ValueError) as err:
+            return {}, f"{self.path} cannot be read ({err})"
+        if not isinstance(values, dict):
+            return {}, f"{self.path} holds no object of settings"
+        return values, None
+
+    def saved_retrieval(self) -> tuple[RetrievalSettings, str | None]:
+        """The retrieval knobs saved by the app (defaults when none were), and a one-line warning when the file or a
+        value in it cannot be used (then every knob takes its default: a half-applied tuning would mislead)."""
+        values, problem = self.read_checked()
+        if problem is None and "retrieval" in values:
+            try:
+                return RetrievalSettings.from_json(values["retrieval"]), None
+            except SettingsError as err:
+                problem = f"{self.path}: {err}"
+        if problem is None:
+            return RetrievalSettings(), None
+        return RetrievalSettings(), f"{problem}; using the default retrieval settings"
 
     def saved_model(self) -> str | None:
         model = self.read().get("model")
@@ -157,3 +254,38 @@ class SettingsFile:
         except OSError as err:
             return f"could not save {self.path}: {err.strerror or err}"
         return None
+
+
+def knob_flag(name: str) -> str:
+    """The command-line flag that sets a knob: vector_weight -> --vector-weight."""
+    return "--" + name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class ChosenKnobs:
+    """The retrieval knobs a command runs with, where they came from (for eval's report) and the settings file's warning."""
+
+    settings: RetrievalSettings
+    source: str  # "defaults", "settings.json", "settings.json + --cutoff", ...
+    warning: str | None = None
+
+
+def choose_knobs(flags: Mapping[str, float | None], settings_file: SettingsFile | None = None) -> ChosenKnobs:
+    """The knobs saved in settings.json (the app's Ctrl+S), each one given as a flag (not None) winning."""
+    settings_file = settings_file or SettingsFile.default()
+    settings, warning = settings_file.saved_retrieval()
+    saved = settings != RetrievalSettings() or (warning is None and "retrieval" in settings_file.read())
+    given = [name for name, value in flags.items() if value is not None]
+    for name in given:
+        settings = settings.with_value(name, flags[name])
+    source = " + ".join([str(settings_file.path) if saved else "defaults", *map(knob_flag, given)])
+    return ChosenKnobs(settings, source, warning)
+
+
+def chosen_knobs(args) -> ChosenKnobs:
+    """The knobs for `ask`, `retrieve` and `eval` (args: their parsed command line, flags in knob_<name>):
+    settings.json's, each flag given winning; the file's warning is said on stderr, once, in one line."""
+    chosen = choose_knobs({knob.name: getattr(args, f"knob_{knob.name}", None) for knob in KNOBS})
+    if chosen.warning:
+        print(f"warning: {chosen.warning}", file=sys.stderr)
+    return chosen
