@@ -609,7 +609,9 @@ def cutoff_text(settings: dict) -> str:
     used, calibrated = settings["retrieval"].get("cutoff", settings["cutoff"]), settings["cutoff"]
     if used is None:
         return "none (gate passes everything)"
-    return f"{used:.4f}" + ("" if used == calibrated else f" (set by the knobs; the index's calibrated cutoff is {'none' if calibrated is None else f'{calibrated:.4f}'})")
+    if used == calibrated:
+        return f"{used:.4f}"
+    return f"{used:.4f} (set by the knobs; the index's calibrated cutoff is {'none' if calibrated is None else f'{calibrated:.4f}'})"
 
 
 def markdown_report(evaluation: Evaluation, comparison: list[tuple] | None, compared_with: str | None) -> str:

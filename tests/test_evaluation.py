@@ -13,7 +13,7 @@ from guide_tui.answerability import shipped_model
 from guide_tui.answers import Citation
 from guide_tui.cli import main, parse_args
 from guide_tui.evaluation import CRITERIA, citation_problem, section_problem, whole_section_problems
-from guide_tui.indexes import BUNDLED_CORPUS, build_index, load_index
+from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, build_index, load_index
 from guide_tui.settings import FusionSettings
 
 NOW = datetime(2026, 1, 2, 3, 4)
@@ -83,9 +83,14 @@ def test_met_targets_exit_zero_and_report_has_every_criterion(tmp_path, capsys):
     sidecar = json.loads((tmp_path / "results" / "eval-2026-01-02-extractive.json").read_text(encoding="utf-8"))
     assert sidecar["overall"]["hit_at_5"] == 1.0
     assert sidecar["settings"]["questions"] == {"answerable": 2, "off_topic": 1}
-    assert sidecar["settings"]["retrieval"] == {"top_k": 5, **FusionSettings().to_json()}
+    cutoff = load_index(BUNDLED_INDEX).cutoff
+    assert sidecar["settings"]["retrieval"] == {"top_k": 5, "cutoff": cutoff, **FusionSettings().to_json()}
+    assert sidecar["settings"]["knobs_from"] == "defaults"  # no settings.json saved in the tests' own config folder
     assert sidecar["settings"]["answerability"]["threshold"] == shipped_model().threshold
-    knobs = "retrieval: top_k 5, vector_weight 0.7, region_bonus 0.1, asked_value_bonus 0.1, teacher_pool 20, teacher_weight 1.5"
+    knobs = (
+        f"retrieval: top_k 5, cutoff {cutoff:g}, vector_weight 0.7, region_bonus 0.1, asked_value_bonus 0.1, teacher_pool 20, "
+        "teacher_weight 1.5 (knobs from defaults)"
+    )
     assert knobs in out and knobs in report  # on the command's output and in the report's settings
 
 

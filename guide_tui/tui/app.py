@@ -24,17 +24,19 @@ from guide_tui.paths import default_index
 from guide_tui.questions import Question, load_questions
 from guide_tui.report import question_markdown, save_export
 from guide_tui.retrieval import MAX_QUESTION_CHARS, TOP_K, Retrieval, Retriever
-from guide_tui.settings import EXIT_AFTER, SettingsFile, environment
+from guide_tui.settings import EXIT_AFTER, RetrievalSettings, SettingsFile, environment
 from guide_tui.tui import background
-from guide_tui.tui.commands import KEYS, PALETTE_ONLY, GuideCommands, ModelChoice, ModelCommands, QuestionCommands
+from guide_tui.tui.commands import KEYS, PALETTE_ONLY, GuideCommands, KnobCommands, ModelChoice, ModelCommands, QuestionCommands
 from guide_tui.tui.eval_session import EvalOutcome, EvalSession, RunAll
 from guide_tui.tui.ollama_status import Clock, Stream, connected, probe_ollama
 from guide_tui.tui.results_screen import ResultsScreen
 from guide_tui.tui.screens import IndexErrorScreen, MainScreen
 from guide_tui.tui.terminal import terminal_hung_up
-from guide_tui.tui.widgets import AnswerPanel, EvalBar, HitsTable, StatusLine
+from guide_tui.tui.tuning import RESCORE_DELAY, Tuning, moved, to_save
+from guide_tui.tui.widgets import AnswerPanel, EvalBar, HitsTable, KnobsLine, StatusLine, TuningPanel
+from guide_tui.tui.widgets.knobs_line import delta_content
 
-MAIN_SCREEN_ACTIONS = ({binding.action for binding in KEYS} | {action for _, action in PALETTE_ONLY}) - {"quit", "stop", "run_all", "results"}
+MAIN_SCREEN_ACTIONS = ({binding.action.split("(")[0] for binding in KEYS} | {action for _, action in PALETTE_ONLY}) - {"quit", "stop", "run_all", "results"}
 """The keys that act on the main screen: over the results view they would act unseen."""
 EXIT_AFTER_ENV = EXIT_AFTER.name  # "paint" or "ready": exit once there, for the start-up benchmark
 
@@ -42,7 +44,7 @@ EXIT_AFTER_ENV = EXIT_AFTER.name  # "paint" or "ready": exit once there, for the
 class GuideApp(App):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere (benchmark, tests) find it too
     TITLE = "guide-tui"
-    COMMANDS = App.COMMANDS | {GuideCommands, ModelCommands, QuestionCommands}
+    COMMANDS = App.COMMANDS | {GuideCommands, KnobCommands, ModelCommands, QuestionCommands}
     BINDINGS = KEYS
 
     def __init__(
@@ -62,8 +64,8 @@ class GuideApp(App):
         in place of the index's build time (the status line stays the same run to run).
         corpus_dir (--corpus): the index must have been built from that folder's guides.
         gate=False (--no-gate): an index never calibrated opens, with no cutoff.
-        settings: where the picked model is remembered (default: settings.json in the user's config folder);
-        model (--model) and GUIDE_TUI_OLLAMA_MODEL win over it. clock: what the status line's seconds are read from."""
+        settings: where the picked model and the saved knobs are kept (default: settings.json in the user's config
+        folder); model (--model) and GUIDE_TUI_OLLAMA_MODEL win over the model saved there. clock: what the status line's seconds are read from."""
         super().__init__()
         self.settings = settings or SettingsFile.default()
         self.gate = gate
@@ -72,6 +74,11 @@ class GuideApp(App):
         self.generator = generator
         self.model = model  # --model, or the model picked in the palette
         self.remembered_model = self.settings.saved_model()  # picked in an earlier run
+        self.saved_knobs, self.knobs_warning = self.settings.saved_retrieval()  # the retrieval knobs saved with Ctrl+S
+        self.tuning: Tuning | None = None  # the knobs' baseline and re-scores, made at first need
+        self.rescore_cancel = threading.Event()  # set: the re-score running in its thread stops (a newer knob move)
+        self.asked_text: str | None = None  # the question the table shows, re-asked at every knob move
+        self.start_retriever: Retriever | None = None
         self.questions = questions
         self.index: LoadedIndex | None = None
         self.retriever: Retriever | None = None
@@ -150,10 +157,14 @@ class GuideApp(App):
         return action == "quit" or self.index_error is None
 
     def index_ready(self, retriever: Retriever) -> None:
-        self.index, self.retriever = retriever.index, retriever
+        self.index, self.retriever = retriever.index, retriever.tuned(self.saved_knobs)
+        self.start_retriever = self.retriever  # the knobs' baseline: the settings the app started with
         self.status.index = self.index
-        if self.index.notes:
-            self.say("note: " + " · ".join(self.index.notes), "warning")
+        notes = [f"note: {note}" for note in self.index.notes] + ([f"warning: {self.knobs_warning}"] if self.knobs_warning else [])
+        if notes:
+            self.say(" · ".join(notes), "warning")
+        if self.saved_knobs != RetrievalSettings():  # saved knobs are in force: say which
+            self.show_knobs()
         if self.pending_question is not None:
             question, self.pending_question = self.pending_question, None
             self.ask(question)
@@ -183,6 +194,7 @@ class GuideApp(App):
             self.pending_question = text
             self.say("Loading the index… the question runs as soon as it is ready.")
             return
+        self.asked_text = text
         shortened = len(" ".join(text.split())) > MAX_QUESTION_CHARS
         self.say(f"Question shortened to its first {MAX_QUESTION_CHARS} characters for retrieval." if shortened else "")
         self.answer_stop.set()  # a stale stream would hold up this answer: Ollama answers one request at a time
@@ -266,6 +278,92 @@ class GuideApp(App):
         self.status.ollama = connected(choice.model)  # it is in Ollama's list this moment
         problem = self.settings.remember(model=choice.model)
         self.say(f"Answers now come from {choice.model}; " + (problem or f"remembered in {self.settings.path}"), "warning" if problem else "info")
+
+    # ------------------------------------------------------------ the knobs
+
+    def action_knob(self, name: str, steps: int) -> None:
+        """Move a retrieval knob (Alt+Up/Down: the cutoff, Alt+Right/Left: the vector weight); the table re-ranks at once."""
+        self.move_knob(name, steps)
+
+    def move_knob(self, name: str, steps: int) -> None:
+        """One knob `steps` steps (settings.KNOBS), then re-rank, re-answer and (in the background) re-score."""
+        if self.retriever is None or self.index is None:
+            self.say("The index is still loading: the knobs move once it is ready.", "warning")
+            return
+        settings = moved(self.retriever.settings, self.index.cutoff, name, steps)
+        if isinstance(settings, str):
+            self.say(settings, "warning")
+            return
+        self.use_knobs(settings)
+
+    def restore_knobs(self) -> None:
+        """Every knob back to the saved settings (or the defaults)."""
+        if self.retriever is not None:
+            self.use_knobs(self.saved_knobs)
+
+    def use_knobs(self, settings: RetrievalSettings) -> None:
+        """Retrieve with these settings from now on: the current question is re-ranked and re-answered at once,
+        the labelled questions re-scored once the knobs rest (an older re-score stops)."""
+        self.retriever = self.retriever.tuned(settings)
+        self.rescore_cancel.set()
+        self.show_knobs()
+        if self.asked_text is not None:
+            self.ask(self.asked_text)
+        self.rescore_worker()
+
+    def knob_tuning(self) -> Tuning:
+        if self.tuning is None:
+            self.tuning = Tuning(self.start_retriever, self.labelled_questions())
+        return self.tuning
+
+    @work(exclusive=True, group="rescore")
+    async def rescore_worker(self, delay: float = RESCORE_DELAY) -> None:
+        """The labelled questions scored with the knobs in force, in a daemon thread, once they have rested for
+        `delay` seconds (a newer move cancels this worker while it waits, and stops its thread)."""
+        await asyncio.sleep(delay)
+        cancel = self.rescore_cancel = threading.Event()
+        tuning, retriever = self.knob_tuning(), self.retriever
+        scores = await background.in_daemon_thread(tuning.rescore, retriever, cancel)
+        if scores is not None and scores.settings == self.retriever.settings:
+            tuning.latest = scores
+        self.show_knobs()
+
+    def show_knobs(self) -> None:
+        """The knobs line (and the tuning panel, when open) for the knobs in force and the latest scores."""
+        if self.retriever is None or self.index is None:
+            return
+        tuning = self.tuning
+        baseline = tuning.baseline if tuning else None
+        latest = tuning.latest if tuning else None
+        fresh = next((s for s in (latest, baseline) if s is not None and s.settings == self.retriever.settings), None)
+        shown = fresh or latest or baseline  # an older re-score stays on screen, marked, until the new one is in
+        questions = len(tuning.questions) if tuning else len(self.labelled_questions())
+        line = self.main.query_one("#knobs", KnobsLine)
+        line.show(self.retriever.settings, self.saved_knobs, self.index.cutoff, delta_content(baseline, shown, questions, scoring=fresh is None))
+        if self.main.query_one("#main").has_class("-tuning"):
+            self.main.query_one("#tuning", TuningPanel).show(baseline, shown, self.retriever.cutoff, questions)
+
+    def action_toggle_tuning(self) -> None:
+        """Show or hide the tuning panel: the labelled questions the knobs changed, and their best distances around the cutoff."""
+        if self.retriever is None:
+            return
+        if self.main.toggle_tuning():
+            self.show_knobs()
+            if self.tuning is None or self.tuning.baseline is None:
+                self.rescore_worker(delay=0)
+
+    def action_save_knobs(self) -> None:
+        """Save the knobs in settings.json: `guide-tui ask`, `retrieve`, `eval` and the next start use them."""
+        if self.retriever is None or self.index is None:
+            return
+        saving = to_save(self.retriever.settings, self.index.cutoff)
+        problem = self.settings.remember(retrieval=saving.to_json())
+        if problem:
+            self.say(problem, "error")
+            return
+        self.saved_knobs = saving
+        self.show_knobs()
+        self.say(f"Knobs saved in {self.settings.path}: guide-tui ask, retrieve and eval use them too (a flag such as --cutoff wins).")
 
     def labelled_questions(self) -> list[Question]:
         """The questions eval stepping goes through: the session's once it started, else those given to the app,

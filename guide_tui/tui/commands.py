@@ -25,6 +25,13 @@ KEYS = [  # short descriptions: the footer keeps every key at 80 columns
     Binding("f10", "results", "Results", tooltip="Eval results view", show=False),
     Binding("ctrl+r", "run_all", "Run all", tooltip="Run all eval questions", show=False),
     Binding("escape", "stop", "Stop", tooltip="Stop the answer being generated, or run all"),
+    # the knobs: off the footer (it must fit 80 columns), listed in the palette by their tooltips
+    Binding("alt+up", "knob('cutoff', 1)", "Cutoff+", tooltip="Cutoff up one step (+0.005)", show=False, priority=True),
+    Binding("alt+down", "knob('cutoff', -1)", "Cutoff-", tooltip="Cutoff down one step (-0.005)", show=False, priority=True),
+    Binding("alt+right", "knob('vector_weight', 1)", "Vector+", tooltip="Vector weight up, keyword down (0.05)", show=False, priority=True),
+    Binding("alt+left", "knob('vector_weight', -1)", "Vector-", tooltip="Vector weight down, keyword up (0.05)", show=False, priority=True),
+    Binding("ctrl+t", "toggle_tuning", "Tuning", tooltip="Tuning panel: changed questions and the distance histogram", show=False),
+    Binding("ctrl+s", "save_knobs", "Save", tooltip="Save these settings (ask, retrieve and eval use them too)", show=False),
     Binding("ctrl+q", "quit", "Quit", priority=True),
 ]
 """The app's keys: the footer shows them, the palette lists them by their tooltips."""
@@ -108,6 +115,28 @@ class ScreenCommands(ListedCommands):
         return run
 
 
+class KnobCommands(ListedCommands):
+    """The knobs without a key of their own (the bonuses and the teacher's weight), a step up or down each, and a way back."""
+
+    def entries(self) -> list[tuple[str, Callable, str]]:
+        from guide_tui.settings import KNOB_BY_NAME
+
+        if self.app.results_screen() is not None:  # over the results view a knob would act unseen, as the knob keys would
+            return []
+        entries = []
+        for name, about in (
+            ("region_bonus", "added to region-wide guides' chunks when the question names no town"),
+            ("asked_value_bonus", "added to chunks holding the kind of value asked for"),
+            ("teacher_weight", "the second stage's weight"),
+        ):
+            knob = KNOB_BY_NAME[name]
+            title = name.replace("_", " ").capitalize()
+            for sign, steps in (("+", 1), ("-", -1)):
+                entries.append((f"{title} {sign}{knob.step:g}", partial(self.app.move_knob, name, steps), f"{about}; re-ranks now"))
+        entries.append(("Knobs back to the saved settings", self.app.restore_knobs, "every knob as settings.json has it (or the defaults)"))
+        return entries
+
+
 class ModelCommands(ListedCommands):
     """The model picker: Ollama's models, asked for when the palette opens (so never a stale list)."""
 
@@ -119,7 +148,7 @@ class ModelCommands(ListedCommands):
 
 
 def action_help(app_class: type, action: str) -> str:
-    return (getattr(app_class, f"action_{action}").__doc__ or "").strip()
+    return (getattr(app_class, f"action_{action.split('(')[0]}").__doc__ or "").strip()
 
 
 class QuestionCommands(ListedCommands):

@@ -18,7 +18,7 @@ from guide_tui.inspection import explain
 from guide_tui.report import no_hits_message
 from guide_tui.retrieval import Retrieval
 from guide_tui.tui.text import literal
-from guide_tui.tui.widgets import AnswerPanel, DetailPane, EvalBar, HitsTable, QuestionInput, StatusLine
+from guide_tui.tui.widgets import AnswerPanel, DetailPane, EvalBar, HitsTable, KnobsLine, QuestionInput, StatusLine, TuningPanel
 
 COMPACT_SIZE = (100, 32)  # below either: the compact layout
 MIN_SIZE = (70, 20)  # below either: only a message asking for a larger window
@@ -37,9 +37,11 @@ class MainScreen(Screen):
         yield Static(id="message")
         yield HitsTable(id="hits")
         yield EvalBar(id="eval")
+        yield KnobsLine(id="knobs")
         with Horizontal(id="main"):
             yield AnswerPanel(id="answer")
             yield DetailPane(id="detail")
+            yield TuningPanel(id="tuning")
         yield self.status
         yield Static(id="too-small")
         yield Footer()
@@ -89,6 +91,12 @@ class MainScreen(Screen):
         """Mark what the answer quoted, in the table and in the chunk pane."""
         self.query_one("#hits", HitsTable).show_answer(answer)
         self.update_detail()
+
+    def toggle_tuning(self) -> bool:
+        """Show or hide the tuning panel in the answer and chunk panes' place; True when it is shown now."""
+        main = self.query_one("#main")
+        main.toggle_class("-tuning")
+        return main.has_class("-tuning")
 
     def toggle_detail(self) -> None:
         detail = self.query_one("#detail", DetailPane)

@@ -1,0 +1,47 @@
+"""The knobs line: every live knob's value (marked where it differs from the saved settings) and the eval Δ."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from guide_tui.settings import RetrievalSettings
+from guide_tui.tui.tuning import LIVE_KNOBS, MEASURES, Scores, knob_values
+
+CHANGED = "bold $accent"
+
+
+class KnobsLine(Static):
+    """Hidden until the knobs are first moved (or the panel opened, or saved knobs differ from the defaults); then
+    two lines: the knobs, and the Δ of the labelled questions against the settings the app started with."""
+
+    def show(self, settings: RetrievalSettings, saved: RetrievalSettings, index_cutoff: float | None, delta: Content) -> None:
+        self.add_class("-active")
+        self.update(Content.assemble(knobs_content(settings, saved, index_cutoff), "\n", delta))
+
+
+def knobs_content(settings: RetrievalSettings, saved: RetrievalSettings, index_cutoff: float | None) -> Content:
+    """ "knobs cutoff 0.4845* · vector 0.70 · ...": a value that differs from the saved one is bold and starred."""
+    now, before = knob_values(settings, index_cutoff), knob_values(saved, index_cutoff)
+    pieces: list = [("knobs ", "bold")]
+    for n, knob in enumerate(LIVE_KNOBS):
+        value = now[knob.name]
+        text = "none" if value is None else f"{value:.4f}" if knob.name == "cutoff" else f"{value:.2f}"
+        changed = value != before[knob.name]
+        pieces += [" · " if n else "", f"{knob.label} ", (text + ("*" if changed else ""), CHANGED if changed else "")]
+    if now != before:
+        pieces.append((" (* not saved: Ctrl+S)", "italic"))
+    return Content.assemble(*pieces)
+
+
+def delta_content(baseline: Scores | None, scores: Scores | None, questions: int, scoring: bool) -> Content:
+    """ "Δ vs start: rank-1 94/99 +1 · ...", or what is being computed."""
+    if baseline is None or scores is None:
+        return Content.styled(f"Δ vs start: scoring the {questions} labelled questions in the background…", "italic")
+    pieces: list = [("Δ vs start" + (" (re-scoring…)" if scoring else "") + ": ", "bold")]
+    for n, measure in enumerate(MEASURES):
+        passed, total = scores.count(measure)
+        change = passed - baseline.count(measure)[0]
+        style = "bold $success" if change > 0 else "bold $error" if change < 0 else ""
+        pieces += [" · " if n else "", f"{measure} {passed}/{total} ", (f"{change:+d}", style)]
+    return Content.assemble(*pieces)

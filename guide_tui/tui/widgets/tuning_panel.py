@@ -1,0 +1,65 @@
+"""The tuning panel (Ctrl+T): the labelled questions whose outcome changed against the start settings, and the
+histogram of best distances with the cutoff in force marked."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from guide_tui.calibration import histogram
+from guide_tui.tui.text import literal
+from guide_tui.tui.tuning import Scores, changes
+
+PANEL_BIN = 0.04  # twice calibrate's bins: the panel has a dozen rows, not a terminal's length
+
+
+class TuningPanel(Vertical):
+    """Takes the answer and chunk panes' place while shown. Enter on a changed question opens it (app.open_question)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="tuning-summary")
+        with Horizontal(id="tuning-body"):
+            yield OptionList(id="tuning-changed")
+            with VerticalScroll(id="tuning-histogram-box"):
+                yield Static(id="tuning-histogram")
+
+    def on_mount(self) -> None:
+        self.border_title = "tuning (Ctrl+T hides it)"
+
+    def show(self, baseline: Scores | None, scores: Scores | None, cutoff: float | None, questions: int) -> None:
+        """The changed questions of `scores` against `baseline`, and the baseline's best distances around the cutoff."""
+        summary = self.query_one("#tuning-summary", Static)
+        changed_list = self.query_one("#tuning-changed", OptionList)
+        plot = self.query_one("#tuning-histogram", Static)
+        if baseline is None or scores is None:
+            summary.update(literal(f"scoring the {questions} labelled questions in the background…", "italic"))
+            changed_list.clear_options()
+            plot.update("")
+            return
+        changed = changes(baseline, scores)
+        summary.update(Content.assemble(
+            (f"{len(changed)} of {len(scores.questions)} labelled questions changed", "bold"),
+            " against the start settings" + (" (Enter opens one)" if changed else ""),
+        ))  # fmt: skip
+        highlighted = changed_list.highlighted_option.id if changed_list.highlighted_option else None
+        changed_list.clear_options()
+        changed_list.add_options([Option(literal(change.line()), id=change.after.question.id) for change in changed])
+        ids = [change.after.question.id for change in changed]
+        if ids:
+            changed_list.highlighted = ids.index(highlighted) if highlighted in ids else 0
+        if cutoff is None:
+            plot.update(literal("no cutoff: this index was never calibrated", "italic"))
+            return
+        box = self.query_one("#tuning-histogram-box", VerticalScroll)
+        lines = histogram(baseline.measured(), cutoff, columns=box.scrollable_content_region.width or 40, bin_width=PANEL_BIN)
+        plot.update(Content.assemble(*[piece for n, line in enumerate(lines) for piece in ((("\n" if n else ""), Content.from_rich_text(line)))]))
+        rule = next((n for n, line in enumerate(lines) if "cutoff" in line.plain), 0)
+        box.scroll_to(y=max(0, rule - box.scrollable_content_region.height // 2), animate=False)  # follow the cutoff
+
+    @on(OptionList.OptionSelected, "#tuning-changed")
+    def open_changed(self, event: OptionList.OptionSelected) -> None:
+        self.app.open_question(event.option.id)
