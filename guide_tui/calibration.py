@@ -219,13 +219,17 @@ def histogram(measured: list[Measured], cutoff: float, columns: int = 120, bin_w
     bar_max = max(8, min(HISTOGRAM_BAR_MAX, (columns - 20) // 2))  # both bars and their counts fit on one line
     scale = bar_max / max(in_max, out_max)
     in_width = math.ceil(in_max * scale)
-    rule = Text(f"{'─' * 9}  cutoff {cutoff:.4f} {'─' * (in_width + 4)}", style="bold red")
-    lines = [Text(f"{'distance':<9}  {'in-corpus':<{in_width + 4}} out-of-scope (▒ near-miss, ░ off-topic)", style="bold")]
+    places = next(n for n in (2, 3, 4) if abs(round(cutoff, n) - cutoff) < 1e-9 or n == 4)  # bin edges as exact as the cutoff
+    label_width = 2 * (places + 2) + 1
+    rule = Text(f"{'─' * label_width}  cutoff {cutoff:.4f} {'─' * (in_width + 4)}", style="bold red")
+    head = f"{'distance':<{label_width}}  {'in-corpus':<{in_width + 4}} "
+    legend = "out-of-scope (▒ near-miss, ░ off-topic)" if len(head) + 39 <= columns else "▒ near-miss ░ off-topic"
+    lines = [Text(head + legend, style="bold")]
     for n, count in enumerate(counts):
         start, end = low + n * bin_width, low + (n + 1) * bin_width
         if abs(start - cutoff) < 1e-9:
             lines.append(rule)
-        line = Text(f"{start:.2f}–{end:.2f}  ")
+        line = Text(f"{start:.{places}f}–{end:.{places}f}  ")
         bar = BAR_CHARS["answerable"] * math.ceil(count["answerable"] * scale)
         line.append(f"{bar:<{in_width}}", style=BAR_STYLES["answerable"])
         line.append(f" {count['answerable'] or '':>3} ")

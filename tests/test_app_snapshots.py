@@ -234,6 +234,18 @@ def opening(question_id: str, then: tuple[str, ...] = ()):
     return run
 
 
+def tuned(*keys: str, question: str = "When does the bakery sell out?"):
+    """A run_before that asks a question, then presses knob keys in a row (one re-score for them all) and waits for it."""
+
+    async def run(pilot) -> None:
+        await asking(question)(pilot)
+        await pilot.press(*keys)
+        await settle(pilot)
+        await pilot.pause(0.2)  # the histogram is drawn after the panel's layout
+
+    return run
+
+
 RESULTS_IDS = (  # right ones of each kind, and three the extractive answerer gets wrong in three ways
     "kestrelford-bakery-sellout", "kestrelford-bakery-early", "brightwater-cheaper-food", "minor-injuries-only",
     "near-marchwood-bakery", "near-kestrelford-bus-fare", "off-python-reverse-list", "off-curry-recipe",
@@ -264,3 +276,34 @@ def test_results_view_filtered_to_the_misses(snap_compare, retriever):
     """`c` once: only the questions that were not right."""
     questions = results_questions()
     assert snap_compare(app(retriever, questions=questions), terminal_size=SIZE, run_before=asking(then=("ctrl+r", "f10", "c")))
+
+
+KNOB_MOVES = ("alt+left",) * 8 + ("alt+up",)  # vector weight 0.7 -> 0.3, cutoff one step up: some questions change
+
+
+def knobs_app(retriever, tmp_path) -> GuideApp:
+    """The app over every third labelled question (a quick re-score) with its own, empty settings file."""
+    from guide_tui.questions import load_questions
+    from guide_tui.settings import SettingsFile
+
+    return app(retriever, questions=load_questions().questions[::3], settings=SettingsFile(tmp_path / "settings.json"))
+
+
+def test_knobs_line_after_a_cutoff_step(snap_compare, retriever, tmp_path):
+    """Alt+Up: the cutoff row one step lower in the table's distances, the knobs line with the cutoff starred, and the Δ."""
+    assert snap_compare(knobs_app(retriever, tmp_path), terminal_size=SIZE, run_before=tuned("alt+up"))
+
+
+def test_tuning_panel(snap_compare, retriever, tmp_path):
+    """Ctrl+T after the vector weight went to 0.3: the questions that changed, the histogram with the cutoff in force."""
+    assert snap_compare(knobs_app(retriever, tmp_path), terminal_size=SIZE, run_before=tuned(*KNOB_MOVES, "ctrl+t"))
+
+
+def test_knobs_line_at_80x24(snap_compare, retriever, tmp_path):
+    """The knobs line and the Δ at 80x24: the knob values and every measure fit, the hint is cut."""
+    assert snap_compare(knobs_app(retriever, tmp_path), terminal_size=SMALL, run_before=tuned(*KNOB_MOVES))
+
+
+def test_tuning_panel_at_80x24(snap_compare, retriever, tmp_path):
+    """The tuning panel at 80x24: the changed questions beside the histogram, scrolled to the cutoff line."""
+    assert snap_compare(knobs_app(retriever, tmp_path), terminal_size=SMALL, run_before=tuned(*KNOB_MOVES, "ctrl+t"))

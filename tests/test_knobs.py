@@ -212,7 +212,7 @@ async def test_alt_up_and_down_move_the_cutoff_line_and_the_knobs_line(retriever
         assert f"cutoff {cutoff + 0.005:.4f}" in cutoff_row(app)
         assert app.retriever.cutoff == round(cutoff + 0.005, 4)
         knobs = text_of(app, "#knobs")
-        assert f"cutoff {cutoff + 0.005:.4f}*" in knobs and "vector 0.70 ·" in knobs and "not saved: Ctrl+S" in knobs
+        assert f"cutoff {cutoff + 0.005:.4f}*" in knobs and "vector 0.70  region" in knobs and "not saved; Ctrl+S saves" in knobs
         await pilot.press("alt+down", "alt+down")
         await settle(pilot)
         assert f"cutoff {cutoff - 0.005:.4f}" in cutoff_row(app) and f"cutoff {cutoff - 0.005:.4f}*" in text_of(app, "#knobs")
@@ -333,7 +333,7 @@ async def test_ctrl_s_saves_the_knobs_for_the_cli_and_the_next_start(config, cap
     async with again.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert again.retriever.cutoff == round(cutoff + 0.005, 4) and again.retriever.fusion.vector_weight == 0.65
-        assert again.query_one("#knobs").display and "vector 0.65 ·" in text_of(again, "#knobs")  # saved knobs in force: shown
+        assert again.query_one("#knobs").display and "vector 0.65  region" in text_of(again, "#knobs")  # saved knobs in force: shown
 
 
 async def test_a_damaged_settings_file_is_said_in_the_app_and_the_defaults_used(retriever, tmp_path):

@@ -21,27 +21,28 @@ class KnobsLine(Static):
 
 
 def knobs_content(settings: RetrievalSettings, saved: RetrievalSettings, index_cutoff: float | None) -> Content:
-    """ "knobs cutoff 0.4845* · vector 0.70 · ...": a value that differs from the saved one is bold and starred."""
+    """ "knobs cutoff 0.4845*  vector 0.70  ...": a value that differs from the saved one is bold and starred."""
     now, before = knob_values(settings, index_cutoff), knob_values(saved, index_cutoff)
     pieces: list = [("knobs ", "bold")]
     for n, knob in enumerate(LIVE_KNOBS):
         value = now[knob.name]
         text = "none" if value is None else f"{value:.4f}" if knob.name == "cutoff" else f"{value:.2f}"
         changed = value != before[knob.name]
-        pieces += [" · " if n else "", f"{knob.label} ", (text + ("*" if changed else ""), CHANGED if changed else "")]
+        pieces += ["  " if n else "", f"{knob.label} ", (text + ("*" if changed else ""), CHANGED if changed else "")]
     if now != before:
-        pieces.append((" (* not saved: Ctrl+S)", "italic"))
+        pieces.append(("  (*: not saved; Ctrl+S saves)", "italic"))
     return Content.assemble(*pieces)
 
 
 def delta_content(baseline: Scores | None, scores: Scores | None, questions: int, scoring: bool) -> Content:
-    """ "Δ vs start: rank-1 94/99 +1 · ...", or what is being computed."""
+    """ "Δ rank-1 94/99 +1  hit@5 ...", or what is being computed."""
     if baseline is None or scores is None:
-        return Content.styled(f"Δ vs start: scoring the {questions} labelled questions in the background…", "italic")
-    pieces: list = [("Δ vs start" + (" (re-scoring…)" if scoring else "") + ": ", "bold")]
+        return Content.styled(f"Δ: scoring the {questions} labelled questions in the background…", "italic")
+    pieces: list = [("Δ " + ("(re-scoring…) " if scoring else ""), "bold")]
     for n, measure in enumerate(MEASURES):
         passed, total = scores.count(measure)
         change = passed - baseline.count(measure)[0]
         style = "bold $success" if change > 0 else "bold $error" if change < 0 else ""
-        pieces += [" · " if n else "", f"{measure} {passed}/{total} ", (f"{change:+d}", style)]
+        pieces += ["  " if n else "", f"{measure} {passed}/{total} ", (f"{change:+d}", style)]
+    pieces.append(("  against the start settings", "italic"))
     return Content.assemble(*pieces)

@@ -20,6 +20,8 @@ PANEL_BIN = 0.04  # twice calibrate's bins: the panel has a dozen rows, not a te
 class TuningPanel(Vertical):
     """Takes the answer and chunk panes' place while shown. Enter on a changed question opens it (app.open_question)."""
 
+    drawn: tuple[Scores, float] | None = None  # what the histogram shows, redrawn at a new width
+
     def compose(self) -> ComposeResult:
         yield Static(id="tuning-summary")
         with Horizontal(id="tuning-body"):
@@ -43,22 +45,32 @@ class TuningPanel(Vertical):
         changed = changes(baseline, scores)
         summary.update(Content.assemble(
             (f"{len(changed)} of {len(scores.questions)} labelled questions changed", "bold"),
-            " against the start settings" + (" (Enter opens one)" if changed else ""),
+            " against the start settings" if not changed else " (Enter opens one)",
         ))  # fmt: skip
         highlighted = changed_list.highlighted_option.id if changed_list.highlighted_option else None
         changed_list.clear_options()
         changed_list.add_options([Option(literal(change.line()), id=change.after.question.id) for change in changed])
         ids = [change.after.question.id for change in changed]
+        changed_list.display = bool(ids)  # none changed: the histogram gets the whole width
         if ids:
             changed_list.highlighted = ids.index(highlighted) if highlighted in ids else 0
         if cutoff is None:
             plot.update(literal("no cutoff: this index was never calibrated", "italic"))
             return
+        self.call_after_refresh(self.draw_histogram, baseline, cutoff)  # once the list has taken its width (or none)
+
+    def on_resize(self) -> None:
+        if self.drawn is not None:
+            self.call_after_refresh(self.draw_histogram, *self.drawn)  # the bars take the new width
+
+    def draw_histogram(self, baseline: Scores, cutoff: float) -> None:
+        """calibrate's histogram of the baseline's best distances, scrolled to keep the cutoff line in the middle."""
+        self.drawn = (baseline, cutoff)
         box = self.query_one("#tuning-histogram-box", VerticalScroll)
         lines = histogram(baseline.measured(), cutoff, columns=box.scrollable_content_region.width or 40, bin_width=PANEL_BIN)
-        plot.update(Content.assemble(*[piece for n, line in enumerate(lines) for piece in ((("\n" if n else ""), Content.from_rich_text(line)))]))
+        self.query_one("#tuning-histogram", Static).update(Content("\n").join(Content.from_rich_text(line) for line in lines))
         rule = next((n for n, line in enumerate(lines) if "cutoff" in line.plain), 0)
-        box.scroll_to(y=max(0, rule - box.scrollable_content_region.height // 2), animate=False)  # follow the cutoff
+        self.call_after_refresh(lambda: box.scroll_to(y=max(0, rule - box.scrollable_content_region.height // 2), animate=False))
 
     @on(OptionList.OptionSelected, "#tuning-changed")
     def open_changed(self, event: OptionList.OptionSelected) -> None:
