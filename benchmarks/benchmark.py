@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -645,6 +646,113 @@ def run_all_typing() -> None:
               f"p95 {percentile(values, 0.95):.1f} ms, max {max(values):.1f} ms")
     print(f"  target every key <= {RUN_ALL_KEY_TARGET_MS:.0f} ms while run all runs: {verdict(typed_before_the_end and max(busy) <= RUN_ALL_KEY_TARGET_MS)}"
           f" (p95 {verdict(percentile(busy, 0.95) <= RUN_ALL_KEY_TARGET_MS)})")
+
+
+# ---------------------------------------------------------------- the app: live knobs
+
+KNOB_STEP_TARGET_MS = 50.0
+DELTA_TARGET_SECONDS = 2.0
+KEY_DURING_RESCORE_TARGET_MS = 50.0
+KNOB_STEPS = 20
+DELTA_RUNS = 3
+KNOB_QUESTION = "When does the bakery sell out?"
+
+
+async def wait_until(condition, seconds: float = 120.0) -> None:
+    import asyncio
+
+    deadline = time.perf_counter() + seconds
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the app never got there")
+        await asyncio.sleep(0.005)
+
+
+async def refreshed(app) -> float:
+    """Wait for the app's next screen refresh; the moment it came."""
+    import asyncio
+
+    done = asyncio.get_running_loop().create_future()
+    app.call_after_refresh(lambda: done.done() or done.set_result(time.perf_counter()))
+    return await done
+
+
+async def knob_timings() -> dict[str, list[float]]:
+    """In the headless app over the bundled index and every labelled question: one cutoff step to the table
+    refreshed, a knob move to its Δ on screen, and a key press in the question field while a re-score runs."""
+    import asyncio
+
+    from textual import events
+    from textual.widgets import Input
+
+    from guide_tui.settings import SettingsFile
+    from guide_tui.tui.app import GuideApp
+
+    with tempfile.TemporaryDirectory() as folder:  # never the developer's own saved knobs
+        app = GuideApp(generator="extractive", settings=SettingsFile(Path(folder) / "settings.json"))
+        found: dict[str, list[float]] = {"step": [], "step_cpu": [], "rescore": [], "rescore_cpu": [], "delta": [], "key": []}
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_until(lambda: app.retriever is not None)
+            field = app.query_one("#question", Input)
+            field.value = KNOB_QUESTION
+            await pilot.press("enter")
+            await app.workers.wait_for_complete()
+            for n in range(KNOB_STEPS):  # up and down around the calibrated cutoff: the table's cutoff row moves
+                pressed, cpu = time.perf_counter(), time.thread_time()
+                app.action_knob("cutoff", 1 if n % 2 == 0 else -1)
+                found["step"].append((await refreshed(app) - pressed) * 1000)
+                found["step_cpu"].append((time.thread_time() - cpu) * 1000)  # the screen's thread only: its own work
+            app.workers.cancel_group(app, "rescore")
+            started = time.perf_counter()
+            app.knob_tuning().baseline_scores()  # once, at first need (the screen waits for nothing: a daemon thread in use)
+            found["baseline"] = [time.perf_counter() - started]
+            for n in range(DELTA_RUNS):
+                pressed = time.perf_counter()
+                app.action_knob("vector_weight", -1)
+                await wait_until(lambda: app.tuning.latest is not None and app.tuning.latest.settings == app.retriever.settings)
+                found["delta"].append(time.perf_counter() - pressed)
+            for n in range(DELTA_RUNS):  # the re-score alone, as its daemon thread runs it
+                settings = app.retriever.settings.with_value("vector_weight", 0.5 - 0.05 * n)
+                started, cpu = time.perf_counter(), time.thread_time()
+                app.tuning.rescore(app.retriever.tuned(settings), threading.Event())
+                found["rescore"].append(time.perf_counter() - started)
+                found["rescore_cpu"].append(time.thread_time() - cpu)
+            await app.workers.wait_for_complete()
+            field.focus()
+            app.action_knob("vector_weight", 1)
+            await asyncio.sleep(0.4)  # past the debounce: the re-score thread is running
+            while app.tuning.latest is None or app.tuning.latest.settings != app.retriever.settings:
+                before = field.value
+                pressed = time.perf_counter()
+                app.post_message(events.Key("x", "x"))
+                await wait_until(lambda: field.value != before)
+                found["key"].append((await refreshed(app) - pressed) * 1000)
+                await asyncio.sleep(0.02)
+            await app.workers.wait_for_complete()
+    return found
+
+
+@section("knobs", "the app's live knobs: a cutoff step -> table redrawn, a knob move -> eval Δ on screen, a key press during a re-score")
+def knobs() -> None:
+    import asyncio
+
+    found = asyncio.run(knob_timings())
+    step, key = found["step"], found["key"]
+    print(f"cutoff step (Alt+Up/Down) -> table refreshed, {len(step)} steps: p50 {percentile(step, 0.5):.1f} ms, "
+          f"p95 {percentile(step, 0.95):.1f} ms (the screen thread's CPU p50 {percentile(found['step_cpu'], 0.5):.1f} ms); "
+          f"target p95 <= {KNOB_STEP_TARGET_MS:.0f} ms: {verdict(percentile(step, 0.95) <= KNOB_STEP_TARGET_MS)}")
+    print(f"baseline (the start settings' scores, once, in the background): {found['baseline'][0]:.2f} s")
+    rescore, delta = found["rescore"], found["delta"]
+    print(f"re-score of the labelled questions with new knobs: median {statistics.median(rescore):.2f} s of {len(rescore)} "
+          f"(max {max(rescore):.2f}, CPU {statistics.median(found['rescore_cpu']):.2f} s)")
+    print(f"knob move -> Δ on screen (0.3 s debounce included): median {statistics.median(delta):.2f} s, max {max(delta):.2f} s; "
+          f"target <= {DELTA_TARGET_SECONDS:.0f} s: {verdict(max(delta) <= DELTA_TARGET_SECONDS)}")
+    if key:
+        print(f"key press -> question field refreshed while a re-score runs, {len(key)} keys: p50 {percentile(key, 0.5):.1f} ms, "
+              f"p95 {percentile(key, 0.95):.1f} ms, max {max(key):.1f} ms; target <= {KEY_DURING_RESCORE_TARGET_MS:.0f} ms: "
+              f"{verdict(percentile(key, 0.95) <= KEY_DURING_RESCORE_TARGET_MS)}")
+    else:
+        print("the re-score ended before a key could be pressed: no key latency measured")
 
 
 # ---------------------------------------------------------------- running
