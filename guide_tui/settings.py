@@ -136,7 +136,7 @@ class Knob:
 
 
 KNOBS = (
-    # 0.005: a tenth of the calibrated cutoff's margin on either side (0.0098), so two steps cross the nearest question
+    # 0.005: about half the calibrated cutoff's margin on either side (0.0098): two steps cross the nearest labelled question
     Knob("cutoff", 0.0, 2.0, 0.005, "cutoff"),  # a cosine distance: 0 (same direction) to 2 (opposite)
     Knob("vector_weight", 0.0, 1.0, 0.05, "vector"),  # the keyword side gets 1 minus it
     Knob("region_bonus", 0.0, 1.0, 0.05, "region"),  # the vector and keyword parts are 0..1 each: a bonus over 1 would outweigh both
