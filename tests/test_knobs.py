@@ -241,8 +241,13 @@ async def test_alt_left_and_right_move_the_vector_weight_and_the_fused_scores(re
     ("entry", "name", "part", "value"),
     [
         ("Region bonus +0.05", "region_bonus", "region_bonus", 0.15),
+        ("Region bonus -0.05", "region_bonus", "region_bonus", 0.05),
+        ("Asked value bonus +0.05", "asked_value_bonus", "asked_value_bonus", 0.15),
         ("Asked value bonus -0.05", "asked_value_bonus", "asked_value_bonus", 0.05),
         ("Teacher weight +0.1", "teacher_weight", "teacher", 1.6),
+        ("Teacher weight -0.1", "teacher_weight", "teacher", 1.4),
+        ("Vector weight down, keyword up", "vector_weight", "vector", 0.65),  # the keys' own entries, by their tooltips
+        ("Cutoff up one step", "cutoff", None, 0.4845),
     ],
 )
 async def test_palette_entries_move_the_bonuses_and_the_teacher_weight(retriever, tmp_path, entry, name, part, value):
@@ -250,8 +255,9 @@ async def test_palette_entries_move_the_bonuses_and_the_teacher_weight(retriever
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, BAKERY)
         await from_the_palette(pilot, entry)
-        assert getattr(app.retriever.fusion, name) == value
-        assert {p.weight for hit in app.query_one("#hits", HitsTable).hits.values() for p in hit.parts if p.name == part} == {value}
+        assert app.retriever.settings.value(name) == value
+        if part is not None:
+            assert {p.weight for hit in app.query_one("#hits", HitsTable).hits.values() for p in hit.parts if p.name == part} == {value}
         await from_the_palette(pilot, "Knobs back to the saved")
         assert app.retriever.settings == RetrievalSettings()
 
