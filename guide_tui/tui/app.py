@@ -332,12 +332,11 @@ class GuideApp(App):
         """The knobs line (and the tuning panel, when open) for the knobs in force and the latest scores."""
         if self.retriever is None or self.index is None:
             return
-        tuning = self.tuning
-        baseline = tuning.baseline if tuning else None
-        latest = tuning.latest if tuning else None
+        tuning = self.knob_tuning()  # the labelled questions are read once, here
+        baseline, latest = tuning.baseline, tuning.latest
         fresh = next((s for s in (latest, baseline) if s is not None and s.settings == self.retriever.settings), None)
         shown = fresh or latest or baseline  # an older re-score stays on screen, marked, until the new one is in
-        questions = len(tuning.questions) if tuning else len(self.labelled_questions())
+        questions = len(tuning.questions)
         line = self.main.query_one("#knobs", KnobsLine)
         line.show(self.retriever.settings, self.saved_knobs, self.index.cutoff, delta_content(baseline, shown, questions, scoring=fresh is None))
         if self.main.query_one("#main").has_class("-tuning"):
