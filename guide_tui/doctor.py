@@ -7,7 +7,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from guide_tui import paths
-from guide_tui.settings import VARIABLES, environment, raw_values
+from guide_tui.settings import VARIABLES, RetrievalSettings, SettingsFile, environment, raw_values
 
 LIBRARIES = ("textual", "rich", "tantivy", "usearch", "model2vec", "tokenizers", "numpy", "ollama", "platformdirs")
 
@@ -84,7 +84,8 @@ def report_lines(index_dir: Path, ollama_model: str | None) -> list[str]:
         "written to",
         row("index", f"{own} (`guide-tui index` without --out; read by default once it exists: {'it does' if own.is_dir() else 'not built yet'})"),
         row("reports", f"{paths.reports_dir()} (`guide-tui eval` without --out)"),
-        row("settings", f"{paths.settings_dir()} (settings.json: the Ollama model picked in the app's command palette)"),
+        row("settings", f"{paths.settings_dir()} (settings.json: the Ollama model picked in the app's command palette, the knobs saved with Ctrl+S)"),
+        row("knobs", saved_knobs()),
         "environment",
         *(f"  {v.name:<36} " + (repr(raw[v.name]) if raw[v.name] is not None else f"not set ({v.about})") for v in VARIABLES),
         "libraries",
@@ -92,6 +93,16 @@ def report_lines(index_dir: Path, ollama_model: str | None) -> list[str]:
         "ollama",
         "  " + ollama.detail + ("" if ollama.model_available else "; answers come from the built-in extractive answerer"),
     ]
+
+
+def saved_knobs() -> str:
+    """The retrieval knobs ask, retrieve, eval and the app read from settings.json, or why they are the defaults."""
+    settings, warning = SettingsFile.default().saved_retrieval()
+    if warning:
+        return f"the defaults: {warning}"
+    if settings == RetrievalSettings():
+        return "the defaults (none saved)"
+    return ", ".join(f"{name} {'calibrated' if value is None else f'{value:g}'}" for name, value in settings.to_json().items())
 
 
 def print_report(index_dir: Path, ollama_model: str | None = None) -> None:

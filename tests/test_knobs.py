@@ -364,3 +364,11 @@ async def test_a_newer_knob_move_supersedes_an_older_rescore(retriever, tmp_path
         await settle(pilot)
         assert app.tuning.latest.settings == app.retriever.settings and app.retriever.fusion.vector_weight == 0.6
         assert "re-scoring" not in text_of(app, "#knobs")
+
+
+def test_doctor_says_which_knobs_are_saved(config, capsys, ollama_down):
+    code, out, _ = run_cli(capsys, "doctor")
+    assert code == 0 and "knobs      the defaults (none saved)" in out
+    config.remember(retrieval={"cutoff": None, "vector_weight": 0.6})
+    code, out, _ = run_cli(capsys, "doctor")
+    assert "knobs      cutoff calibrated, vector_weight 0.6, region_bonus 0.1, asked_value_bonus 0.1, teacher_pool 20, teacher_weight 1.5" in out
