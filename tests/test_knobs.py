@@ -310,6 +310,8 @@ async def test_ctrl_t_lists_the_changed_questions_and_enter_opens_one(retriever,
         assert plot == "\n".join(line.plain for line in histogram(baseline.measured(), cutoff, width, PANEL_BIN))  # calibrate's own
         assert f"cutoff {cutoff:.4f}" in plot
         changed.focus()
+        await pilot.pause()
+        assert app.focused is changed and changed.highlighted == 0
         await pilot.press("enter")
         await settle(pilot)
         opened = next(q for q in questions if q.id == expected[0])
@@ -340,6 +342,7 @@ async def test_ctrl_s_saves_the_knobs_for_the_cli_and_the_next_start(config, cap
         await settle(pilot)
         assert again.retriever.cutoff == round(cutoff + 0.005, 4) and again.retriever.fusion.vector_weight == 0.65
         assert again.query_one("#knobs").display and "vector 0.65  region" in text_of(again, "#knobs")  # saved knobs in force: shown
+        assert "Δ: a knob move (or Ctrl+T) scores the" in text_of(again, "#knobs")  # nothing is scored until then
 
 
 async def test_a_damaged_settings_file_is_said_in_the_app_and_the_defaults_used(retriever, tmp_path):

@@ -77,6 +77,7 @@ class GuideApp(App):
         self.saved_knobs, self.knobs_warning = self.settings.saved_retrieval()  # the retrieval knobs saved with Ctrl+S
         self.tuning: Tuning | None = None  # the knobs' baseline and re-scores, made at first need
         self.rescore_cancel = threading.Event()  # set: the re-score running in its thread stops (a newer knob move)
+        self.rescore_pending = False  # a re-score is waiting for the knobs to rest, or running
         self.asked_text: str | None = None  # the question the table shows, re-asked at every knob move
         self.start_retriever: Retriever | None = None
         self.questions = questions
@@ -306,10 +307,11 @@ class GuideApp(App):
         the labelled questions re-scored once the knobs rest (an older re-score stops)."""
         self.retriever = self.retriever.tuned(settings)
         self.rescore_cancel.set()
+        self.rescore_pending = True
+        self.rescore_worker()
         self.show_knobs()
         if self.asked_text is not None:
             self.ask(self.asked_text)
-        self.rescore_worker()
 
     def knob_tuning(self) -> Tuning:
         if self.tuning is None:
@@ -323,9 +325,14 @@ class GuideApp(App):
         await asyncio.sleep(delay)
         cancel = self.rescore_cancel = threading.Event()
         tuning, retriever = self.knob_tuning(), self.retriever
-        scores = await background.in_daemon_thread(tuning.rescore, retriever, cancel)
-        if scores is not None and scores.settings == self.retriever.settings:
-            tuning.latest = scores
+        try:
+            scores = await background.in_daemon_thread(tuning.rescore, retriever, cancel)
+        except Exception as err:  # a failure must not leave the line saying it is re-scoring, nor take the screen down
+            self.rescore_pending = False
+            self.say(f"re-scoring the labelled questions failed: {err}", "error")
+            scores = None
+        if scores is not None and scores.settings == self.retriever.settings:  # else a newer move's worker is on its way
+            tuning.latest, self.rescore_pending = scores, False
         self.show_knobs()
 
     def show_knobs(self) -> None:
@@ -336,20 +343,20 @@ class GuideApp(App):
         baseline, latest = tuning.baseline, tuning.latest
         fresh = next((s for s in (latest, baseline) if s is not None and s.settings == self.retriever.settings), None)
         shown = fresh or latest or baseline  # an older re-score stays on screen, marked, until the new one is in
-        questions = len(tuning.questions)
-        line = self.main.query_one("#knobs", KnobsLine)
-        line.show(self.retriever.settings, self.saved_knobs, self.index.cutoff, delta_content(baseline, shown, questions, scoring=fresh is None))
+        delta = delta_content(baseline, shown, len(tuning.questions), scoring=self.rescore_pending)
+        self.main.query_one("#knobs", KnobsLine).show(self.retriever.settings, self.saved_knobs, self.index.cutoff, delta)
         if self.main.query_one("#main").has_class("-tuning"):
-            self.main.query_one("#tuning", TuningPanel).show(baseline, shown, self.retriever.cutoff, questions)
+            self.main.query_one("#tuning", TuningPanel).show(baseline, shown, self.retriever.cutoff, len(tuning.questions))
 
     def action_toggle_tuning(self) -> None:
         """Show or hide the tuning panel: the labelled questions the knobs changed, and their best distances around the cutoff."""
         if self.retriever is None:
             return
         if self.main.toggle_tuning():
-            self.show_knobs()
-            if self.tuning is None or self.tuning.baseline is None:
+            if self.knob_tuning().baseline is None and not self.rescore_pending:
+                self.rescore_pending = True
                 self.rescore_worker(delay=0)
+            self.show_knobs()
 
     def action_save_knobs(self) -> None:
         """Save the knobs in settings.json: `guide-tui ask`, `retrieve`, `eval` and the next start use them."""

@@ -35,9 +35,11 @@ def knobs_content(settings: RetrievalSettings, saved: RetrievalSettings, index_c
 
 
 def delta_content(baseline: Scores | None, scores: Scores | None, questions: int, scoring: bool) -> Content:
-    """ "Δ rank-1 94/99 +1  hit@5 ...", or what is being computed."""
+    """ "Δ rank-1 94/99 +1  hit@5 ...", or what is being computed (scoring: a re-score is waiting or running)."""
     if baseline is None or scores is None:
-        return Content.styled(f"Δ: scoring the {questions} labelled questions in the background…", "italic")
+        if scoring:
+            return Content.styled(f"Δ: scoring the {questions} labelled questions in the background…", "italic")
+        return Content.styled(f"Δ: a knob move (or Ctrl+T) scores the {questions} labelled questions against these settings", "italic")
     pieces: list = [("Δ " + ("(re-scoring…) " if scoring else ""), "bold")]
     for n, measure in enumerate(MEASURES):
         passed, total = scores.count(measure)
