@@ -47,7 +47,8 @@ class TuningPanel(Vertical):
             (f"{len(changed)} of {len(scores.questions)} labelled questions changed", "bold"),
             " against the start settings" if not changed else " (Enter opens one)",
         ))  # fmt: skip
-        highlighted = changed_list.highlighted_option.id if changed_list.highlighted_option else None
+        # the row being read stays highlighted while the list has the keys; else the first one is
+        highlighted = changed_list.highlighted_option.id if changed_list.highlighted_option and changed_list.has_focus else None
         changed_list.clear_options()
         changed_list.add_options([Option(literal(change.line()), id=change.after.question.id) for change in changed])
         ids = [change.after.question.id for change in changed]
