@@ -732,10 +732,38 @@ async def knob_timings() -> dict[str, list[float]]:
     return found
 
 
+def terminal_keys_during_rescore() -> list[float]:
+    """The app in a pseudo-terminal: a question, Alt+Left (the first move: the baseline and the new knobs are scored
+    in the background, several seconds), then a key every 0.1 s into the emptied question field until the Δ is drawn."""
+    with tempfile.TemporaryDirectory() as folder:
+        env = os.environ | {"TERM": "xterm-256color", "XDG_CONFIG_HOME": folder}  # never the developer's own saved knobs
+        terminal = Terminal([*guide_tui_command(), "--generator", "extractive"], env)
+        if terminal.read_until(" chunks · built".encode(), timeout=30) is None:
+            print(f"`guide-tui` did not show its index: {bytes(terminal.output[-300:])!r}")
+            terminal.wait(timeout=1)
+            return []
+        terminal.type(KNOB_QUESTION.encode() + b"\r")
+        terminal.drain(1.0)
+        terminal.type(b"\x15")  # ctrl+u: an empty field, so the keys typed show as a run of Z
+        terminal.drain(0.2)
+        mark = len(terminal.output)
+        terminal.type(b"\x1b[1;3D")  # alt+left
+        terminal.drain(0.4)  # past the debounce: the re-score is running
+        latencies = echo_latencies(terminal, 400, still_running=lambda: b"against the start" not in bytes(terminal.output[mark:]))
+        terminal.type(b"\x11")  # ctrl+q
+        terminal.wait(timeout=10)
+    return latencies
+
+
 @section("knobs", "the app's live knobs: a cutoff step -> table redrawn, a knob move -> eval Δ on screen, a key press during a re-score")
 def knobs() -> None:
     import asyncio
 
+    in_terminal = terminal_keys_during_rescore()
+    if in_terminal:
+        print(f"key press -> question field drawn in a terminal while the first re-score runs (baseline included), {len(in_terminal)} keys: "
+              f"p50 {percentile(in_terminal, 0.5):.1f} ms, p95 {percentile(in_terminal, 0.95):.1f} ms, max {max(in_terminal):.1f} ms; "
+              f"target p95 <= {KEY_DURING_RESCORE_TARGET_MS:.0f} ms: {verdict(percentile(in_terminal, 0.95) <= KEY_DURING_RESCORE_TARGET_MS)}")
     found = asyncio.run(knob_timings())
     step, key = found["step"], found["key"]
     print(f"cutoff step (Alt+Up/Down) -> table refreshed, {len(step)} steps: p50 {percentile(step, 0.5):.1f} ms, "
@@ -748,9 +776,8 @@ def knobs() -> None:
     print(f"knob move -> Δ on screen (0.3 s debounce included): median {statistics.median(delta):.2f} s, max {max(delta):.2f} s; "
           f"target <= {DELTA_TARGET_SECONDS:.0f} s: {verdict(max(delta) <= DELTA_TARGET_SECONDS)}")
     if key:
-        print(f"key press -> question field refreshed while a re-score runs, {len(key)} keys: p50 {percentile(key, 0.5):.1f} ms, "
-              f"p95 {percentile(key, 0.95):.1f} ms, max {max(key):.1f} ms; target <= {KEY_DURING_RESCORE_TARGET_MS:.0f} ms: "
-              f"{verdict(percentile(key, 0.95) <= KEY_DURING_RESCORE_TARGET_MS)}")
+        print(f"(headless, a key event posted to the app, {len(key)} keys during a re-score: p50 {percentile(key, 0.5):.1f} ms, "
+              f"p95 {percentile(key, 0.95):.1f} ms, max {max(key):.1f} ms: the screen's own share of a key)")
     else:
         print("the re-score ended before a key could be pressed: no key latency measured")
 
