@@ -375,3 +375,18 @@ def test_doctor_says_which_knobs_are_saved(config, capsys, ollama_down):
     config.remember(retrieval={"cutoff": None, "vector_weight": 0.6})
     code, out, _ = run_cli(capsys, "doctor")
     assert "knobs      cutoff calibrated, vector_weight 0.6, region_bonus 0.1, asked_value_bonus 0.1, teacher_pool 20, teacher_weight 1.5" in out
+
+
+async def test_the_knobs_do_nothing_over_the_results_view(retriever, tmp_path):
+    from guide_tui.tui.commands import KnobCommands
+
+    app = GuideApp(generator="extractive", retriever=retriever, questions=some_questions(), settings=SettingsFile(tmp_path / "s.json"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f10")
+        await settle(pilot)
+        assert app.results_screen() is not None
+        await pilot.press("alt+up", "alt+left", "ctrl+t")
+        await settle(pilot)
+        assert app.retriever.settings == RetrievalSettings() and not app.query_one("#knobs").display  # they would act unseen
+        assert KnobCommands(app.screen).entries() == []
