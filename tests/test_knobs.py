@@ -390,3 +390,24 @@ async def test_the_knobs_do_nothing_over_the_results_view(retriever, tmp_path):
         await settle(pilot)
         assert app.retriever.settings == RetrievalSettings() and not app.query_one("#knobs").display  # they would act unseen
         assert KnobCommands(app.screen).entries() == []
+
+
+async def test_run_all_runs_with_the_knobs_in_force(retriever, tmp_path):
+    """Run all's own process is handed the moved cutoff, not the index's: its refusals are those of an eval with it."""
+    questions = some_questions(3)
+    app = GuideApp(generator="extractive", retriever=retriever, questions=questions, settings=SettingsFile(tmp_path / "s.json"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*["alt+down"] * 30)  # the cutoff 0.15 lower: more questions are cut by the gate
+        await settle(pilot)
+        settings = app.retriever.settings
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        refused = {o.question.id for o in app.eval.outcomes.values() if o.refused}
+    assert settings.cutoff is not None and settings.cutoff < retriever.index.cutoff
+    expected, default = (
+        {o.question.id for o in run_questions(tuned, questions, 1, "extractive", None) if o.answer.refused}
+        for tuned in (Retriever(retriever.index, settings.fusion, settings.cutoff), retriever)
+    )
+    assert refused == expected
+    assert refused != default, "a cutoff 0.15 lower should refuse more, or this test shows nothing"

@@ -509,7 +509,7 @@ class GuideApp(App):
                 run.stop.set()
 
         try:
-            await background.in_daemon_thread(background.run_all, self.index.folder, self.retriever.fusion, questions, run.stop, on_outcome)
+            await background.in_daemon_thread(background.run_all, self.index.folder, self.retriever.settings, questions, run.stop, on_outcome)
         except Exception as err:  # a failure must not take the screen down: say it instead
             if self.running_all is run:
                 self.end_run_all(f"run all failed after {run.done} questions: {err}", "error")

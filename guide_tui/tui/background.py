@@ -14,7 +14,7 @@ from guide_tui.answering import answer_question
 from guide_tui.answers import Answer
 from guide_tui.indexes import IndexLoadError, check_built_from, load_index, rebuild_hint, require_cutoff
 from guide_tui.retrieval import Retrieval, Retriever
-from guide_tui.settings import FusionSettings
+from guide_tui.settings import RetrievalSettings
 
 
 async def in_daemon_thread(func, *args):
@@ -85,7 +85,7 @@ def open_retriever(index_dir: Path, corpus_dir: Path | None, gate: bool) -> Retr
     return retriever
 
 
-def run_all(index_dir: Path, fusion: FusionSettings, questions: list, stop: threading.Event, on_outcome) -> int:
+def run_all(index_dir: Path, settings: RetrievalSettings, questions: list, stop: threading.Event, on_outcome) -> int:
     """Run labelled questions through retrieval and the extractive answerer, judged as `guide-tui eval` judges them,
     in a process of its own at a lower priority (this thread only hands its results on: on_outcome gets each
     EvalOutcome here). A thread of this process would hold the interpreter for tens of milliseconds at a time and
@@ -94,7 +94,7 @@ def run_all(index_dir: Path, fusion: FusionSettings, questions: list, stop: thre
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # nothing on the app's screen
     done = 0
     try:
-        pickle.dump((index_dir, fusion, questions), process.stdin)
+        pickle.dump((index_dir, settings, questions), process.stdin)
         process.stdin.close()
         while done < len(questions) and not stop.is_set():
             try:
@@ -112,15 +112,15 @@ def run_all(index_dir: Path, fusion: FusionSettings, questions: list, stop: thre
 
 
 def run_all_process() -> None:
-    """The run-all process: reads (index folder, fusion settings, questions) from stdin, loads the index afresh and
+    """The run-all process: reads (index folder, the knobs in force, questions) from stdin, loads the index afresh and
     writes one EvalOutcome per question to stdout (both pickled: it talks only to the app that started it)."""
     from guide_tui.tui.eval_session import judge
 
     os.nice(RUN_ALL_NICENESS)
-    index_dir, fusion, questions = pickle.load(sys.stdin.buffer)
+    index_dir, settings, questions = pickle.load(sys.stdin.buffer)
     out = sys.stdout.buffer
     try:
-        retriever = Retriever(load_index(index_dir), fusion)
+        retriever = Retriever(load_index(index_dir), settings.fusion, settings.cutoff)
         for question in questions:
             answer = answer_question(retriever, question.text, generator="extractive")
             pickle.dump(judge(retriever, question, answer), out)
