@@ -305,9 +305,10 @@ async def test_ctrl_t_lists_the_changed_questions_and_enter_opens_one(retriever,
         assert expected and [changed.get_option_at_index(n).id for n in range(changed.option_count)] == expected
         assert f"{len(expected)} of {len(questions)} labelled questions changed" in text_of(app, "#tuning-summary")
         cutoff = app.retriever.cutoff
-        plot = text_of(app, "#tuning-histogram")
+        plot = text_of(app, "#tuning-histogram-head") + "\n" + text_of(app, "#tuning-histogram")
         width = app.query_one("#tuning-histogram-box").scrollable_content_region.width
         assert plot == "\n".join(line.plain for line in histogram(baseline.measured(), cutoff, width, PANEL_BIN))  # calibrate's own
+        assert "in-corpus" in text_of(app, "#tuning-histogram-head")  # the legend, outside what scrolls
         assert f"cutoff {cutoff:.4f}" in plot
         changed.focus()
         await pilot.pause()

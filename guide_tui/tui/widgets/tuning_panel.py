@@ -26,8 +26,10 @@ class TuningPanel(Vertical):
         yield Static(id="tuning-summary")
         with Horizontal(id="tuning-body"):
             yield OptionList(id="tuning-changed")
-            with VerticalScroll(id="tuning-histogram-box"):
-                yield Static(id="tuning-histogram")
+            with Vertical(id="tuning-histogram-side"):
+                yield Static(id="tuning-histogram-head")  # the legend stays in view while the bars scroll
+                with VerticalScroll(id="tuning-histogram-box"):
+                    yield Static(id="tuning-histogram")
 
     def on_mount(self) -> None:
         self.border_title = "tuning (Ctrl+T hides it)"
@@ -41,6 +43,7 @@ class TuningPanel(Vertical):
             summary.update(literal(f"scoring the {questions} labelled questions in the background…", "italic"))
             changed_list.clear_options()
             plot.update("")
+            self.query_one("#tuning-histogram-head", Static).update("")
             return
         changed = changes(baseline, scores)
         summary.update(Content.assemble(
@@ -69,6 +72,8 @@ class TuningPanel(Vertical):
         self.drawn = (baseline, cutoff)
         box = self.query_one("#tuning-histogram-box", VerticalScroll)
         lines = histogram(baseline.measured(), cutoff, columns=box.scrollable_content_region.width or 40, bin_width=PANEL_BIN)
+        head, *lines = lines
+        self.query_one("#tuning-histogram-head", Static).update(Content.from_rich_text(head))
         self.query_one("#tuning-histogram", Static).update(Content("\n").join(Content.from_rich_text(line) for line in lines))
         rule = next((n for n, line in enumerate(lines) if "cutoff" in line.plain), 0)
         self.call_after_refresh(lambda: box.scroll_to(y=max(0, rule - box.scrollable_content_region.height // 2), animate=False))
