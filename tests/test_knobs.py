@@ -213,6 +213,7 @@ async def test_alt_up_and_down_move_the_cutoff_line_and_the_knobs_line(retriever
         assert app.retriever.cutoff == round(cutoff + 0.005, 4)
         knobs = text_of(app, "#knobs")
         assert f"cutoff {cutoff + 0.005:.4f}*" in knobs and "vector 0.70  region" in knobs and "not saved; Ctrl+S saves" in knobs
+        assert f"cutoff {cutoff + 0.005:.4f} (knob; calibrated {cutoff:.4f})" in text_of(app, "#status")
         await pilot.press("alt+down", "alt+down")
         await settle(pilot)
         assert f"cutoff {cutoff - 0.005:.4f}" in cutoff_row(app) and f"cutoff {cutoff - 0.005:.4f}*" in text_of(app, "#knobs")

@@ -160,7 +160,7 @@ class GuideApp(App):
     def index_ready(self, retriever: Retriever) -> None:
         self.index, self.retriever = retriever.index, retriever.tuned(self.saved_knobs)
         self.start_retriever = self.retriever  # the knobs' baseline: the settings the app started with
-        self.status.index = self.index
+        self.status.index, self.status.cutoff = self.index, self.retriever.cutoff
         notes = [f"note: {note}" for note in self.index.notes] + ([f"warning: {self.knobs_warning}"] if self.knobs_warning else [])
         if notes:
             self.say(" · ".join(notes), "warning")
@@ -306,6 +306,8 @@ class GuideApp(App):
         """Retrieve with these settings from now on: the current question is re-ranked and re-answered at once,
         the labelled questions re-scored once the knobs rest (an older re-score stops)."""
         self.retriever = self.retriever.tuned(settings)
+        self.status.cutoff = self.retriever.cutoff
+        self.refresh_status()
         self.rescore_cancel.set()
         self.rescore_pending = True
         self.rescore_worker()

@@ -39,6 +39,7 @@ class StatusLine(Static):
         super().__init__(**kwargs)
         self.index_dir, self.generator, self.built_label = index_dir, generator, built_label
         self.clock, self.stall_after = clock, stall_after
+        self.cutoff: float | None = None  # the cutoff in force (the knobs may have moved it off the index's)
 
     def on_mount(self) -> None:
         for name in ("index", "ollama", "stream", "last_outcome", "compact"):
@@ -86,14 +87,21 @@ class StatusLine(Static):
             return f"{state} · {self.stream.describe(self.clock(), self.stall_after)}"
         return f"{state} · {self.last_outcome}" if self.last_outcome else state
 
+    def cutoff_text(self, index, uncalibrated: str) -> str:
+        """The cutoff in force, and the index's calibrated one beside it when a knob has moved it."""
+        in_force = self.cutoff if self.cutoff is not None else index.cutoff
+        if in_force is None:
+            return uncalibrated
+        moved = index.cutoff is not None and round(in_force, 4) != round(index.cutoff, 4)
+        return f"{in_force:.4f}" + (f" (knob; calibrated {index.cutoff:.4f})" if moved else "")
+
     def content(self) -> Content:
         index = self.index
         if self.compact:
             if index is None:
                 where = f"index {self.index_dir.name}/ loading…"
             else:
-                cutoff = "none" if index.cutoff is None else f"{index.cutoff:.4f}"
-                where = f"index {self.index_dir.name}/ {'STALE' if index.stale else 'current'} · cutoff {cutoff}"
+                where = f"index {self.index_dir.name}/ {'STALE' if index.stale else 'current'} · cutoff {self.cutoff_text(index, 'none')}"
             return literal(f"answerer: {self.answerer_line()} · {where}")
         if index is None:
             lines = [f"index {self.index_dir.name}/: loading…", "embedding: loading…"]
@@ -101,7 +109,7 @@ class StatusLine(Static):
             manifest = index.manifest
             built = self.built_label or str(manifest.get("built_at", "?")).replace("T", " ").replace("Z", " UTC")
             freshness = "STALE, rebuilt in memory" if index.stale else "current"
-            cutoff = "not calibrated (no gate)" if index.cutoff is None else f"{index.cutoff:.4f}"
+            cutoff = self.cutoff_text(index, "not calibrated (no gate)")
             model = manifest.get("model", {})
             lines = [
                 f"index {self.index_dir.name}/: guides from {Path(str(manifest.get('corpus', '?'))).name}/ · "
