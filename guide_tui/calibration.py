@@ -204,6 +204,9 @@ def distance_table(measured: list[Measured], cutoff: float) -> Table:
     return table
 
 
+HISTOGRAM_LEGENDS = ("out-of-scope (▒ near-miss, ░ off-topic)", "▒ near-miss ░ off-topic")  # the first that fits
+
+
 def histogram(measured: list[Measured], cutoff: float, columns: int = 120, bin_width: float = HISTOGRAM_BIN) -> list[Text]:
     """One line per distance bin: in-corpus bars, then out-of-scope bars (near-miss, off-topic).
     Bins are aligned on the cutoff, so the cutoff line falls exactly between two of them."""
@@ -223,7 +226,9 @@ def histogram(measured: list[Measured], cutoff: float, columns: int = 120, bin_w
     label_width = 2 * (places + 2) + 1
     rule = Text(f"{'─' * label_width}  cutoff {cutoff:.4f} {'─' * (in_width + 4)}", style="bold red")
     head = f"{'distance':<{label_width}}  {'in-corpus':<{in_width + 4}} "
-    legend = "out-of-scope (▒ near-miss, ░ off-topic)" if len(head) + 39 <= columns else "▒ near-miss ░ off-topic"
+    legend = next((text for text in HISTOGRAM_LEGENDS if len(head) + len(text) <= columns), None)
+    if legend is None:  # a narrow pane: the legend on a line of its own, as far right as fits
+        legend = "\n" + " " * max(0, min(label_width + 2, columns - len(HISTOGRAM_LEGENDS[-1]))) + HISTOGRAM_LEGENDS[-1]
     lines = [Text(head + legend, style="bold")]
     for n, count in enumerate(counts):
         start, end = low + n * bin_width, low + (n + 1) * bin_width
