@@ -45,7 +45,7 @@ def retrieval_table(retrieval: Retrieval) -> Table:
     chunk (dimmed; ✗ beyond the cutoff) in rank order (cutoff_split). Chunk ids never wrap (they are what
     you copy); section names wrap on narrow terminals."""
     gate = retrieval.gate
-    cutoff = "none" if gate.cutoff is None else f"{gate.cutoff:.4f}"
+    cutoff = gate.cutoff_text()
     verdict = "passed" if gate.passed else "refused"
     past = f"; rows past the top {TOP_K} are below the line too (an answer is given the top {TOP_K})" if len(retrieval.hits) > TOP_K else ""
     table = Table(
@@ -232,7 +232,7 @@ def question_markdown(retriever: Retriever, retrieval: Retrieval, answer=None, w
     """The question, its gate, its table (the cutoff line where the answer's chunks end, as on screen), each
     row's explanation when `why`, and the answer with its sources when one is given."""
     gate = retrieval.gate
-    cutoff = "none" if gate.cutoff is None else f"{gate.cutoff:.4f}"
+    cutoff = gate.cutoff_text()
     lines = [f"## {cell(retrieval.question or '(empty question)')}", ""]
     if message := no_hits_message(retrieval):
         lines += [message, ""]

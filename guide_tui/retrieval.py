@@ -147,16 +147,29 @@ class Hit:
         }
 
 
+def cutoff_text(cutoff: float | None, calibrated: float | None, uncalibrated: str = "none") -> str:
+    """"0.4795", or "0.5795 (knob; calibrated 0.4795)" when the cutoff in force is not the index's calibrated one."""
+    if cutoff is None:
+        return uncalibrated
+    moved = calibrated is not None and round(cutoff, 4) != round(calibrated, 4)
+    return f"{cutoff:.4f}" + (f" (knob; calibrated {calibrated:.4f})" if moved else "")
+
+
 @dataclass(frozen=True)
 class Gate:
     best_distance: float  # 1.0 (no similarity at all) when the question is empty or has no word the model knows
     cutoff: float | None
     passed: bool
+    calibrated: float | None = None  # the index's calibrated cutoff, which a knob (settings.json, --cutoff) may override
+
+    def cutoff_text(self) -> str:
+        return cutoff_text(self.cutoff, self.calibrated)
 
     def to_json(self) -> dict:
         return {
             "best_distance": round(self.best_distance, 4),
             "cutoff": None if self.cutoff is None else round(self.cutoff, 4),
+            "calibrated_cutoff": None if self.calibrated is None else round(self.calibrated, 4),
             "passed": self.passed,
         }
 
@@ -532,7 +545,7 @@ class Retriever:
         question = clean_question(question)
         cutoff = self.cutoff
         if not question:
-            return Retrieval(question, [], Gate(1.0, cutoff, False))
+            return Retrieval(question, [], Gate(1.0, cutoff, False, self.index.cutoff))
         order, distances, keyword, fused, best_unit, teacher, question_vector, parts = self.ranking(question)
         hits = [
             Hit(
@@ -550,4 +563,4 @@ class Retriever:
             for r, i in enumerate(order[:k])
         ]
         best = float(distances.min())
-        return Retrieval(question, hits, Gate(best, cutoff, bool(hits) and (cutoff is None or best <= cutoff)), question_vector)
+        return Retrieval(question, hits, Gate(best, cutoff, bool(hits) and (cutoff is None or best <= cutoff), self.index.cutoff), question_vector)

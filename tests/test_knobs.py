@@ -413,3 +413,13 @@ async def test_run_all_runs_with_the_knobs_in_force(retriever, tmp_path):
     )
     assert refused == expected
     assert refused != default, "a cutoff 0.15 lower should refuse more, or this test shows nothing"
+
+
+def test_retrieve_says_when_the_cutoff_is_a_knobs_not_the_calibrated_one(config, capsys, retriever):
+    calibrated = retriever.index.cutoff
+    code, out, err = run_cli(capsys, "retrieve", "--cutoff", "0.5", BAKERY)
+    assert code == 0 and f"cutoff 0.5000 (knob; calibrated {calibrated:.4f})" in " ".join(out.split())
+    code, out, err = run_cli(capsys, "retrieve", "--json", "--cutoff", "0.5", BAKERY)
+    assert json.loads(out)["gate"] | {"best_distance": None} == {"best_distance": None, "cutoff": 0.5, "calibrated_cutoff": round(calibrated, 4), "passed": True}
+    code, out, err = run_cli(capsys, "retrieve", "--markdown", BAKERY)
+    assert f"cutoff {calibrated:.4f}." in out and "knob" not in out  # the calibrated cutoff in force: nothing more to say

@@ -238,7 +238,8 @@ def test_retrieve_json_schema(capsys) -> None:
     objects = [json.loads(line) for line in lines]
     for question, obj in zip(questions, objects):
         assert set(obj) == {"question", "retrieved", "gate", "within_cutoff"} and obj["question"] == question
-        assert set(obj["gate"]) == {"best_distance", "cutoff", "passed"}
+        assert set(obj["gate"]) == {"best_distance", "cutoff", "calibrated_cutoff", "passed"}
+        assert obj["gate"]["calibrated_cutoff"] == obj["gate"]["cutoff"]  # no knob moved it
         for item in obj["retrieved"]:
             assert set(item) == {
                 "rank", "chunk_id", "file", "section", "vector_distance", "keyword_score", "teacher_similarity", "fused_score", "above_cutoff",
@@ -252,7 +253,8 @@ def test_retrieve_json_schema(capsys) -> None:
     assert answerable["gate"]["passed"] and answerable["retrieved"][0]["chunk_id"] == "guide_kestrelford.md#2"
     assert len(answerable["retrieved"]) == TOP_K
     assert not off_topic["gate"]["passed"] and off_topic["gate"]["best_distance"] > off_topic["gate"]["cutoff"]
-    assert empty["retrieved"] == [] and empty["gate"] == {"best_distance": 1.0, "cutoff": answerable["gate"]["cutoff"], "passed": False}
+    cutoff = answerable["gate"]["cutoff"]
+    assert empty["retrieved"] == [] and empty["gate"] == {"best_distance": 1.0, "cutoff": cutoff, "calibrated_cutoff": cutoff, "passed": False}
 
 
 def test_retrieve_empty_question_says_so_instead_of_a_table(capsys) -> None:

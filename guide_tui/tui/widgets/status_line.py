@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from guide_tui.answers import Answer
 from guide_tui.indexes import LoadedIndex
+from guide_tui.retrieval import cutoff_text
 from guide_tui.tui.ollama_status import STALL_AFTER, Clock, OllamaState, Stream
 from guide_tui.tui.text import literal
 
@@ -89,11 +90,7 @@ class StatusLine(Static):
 
     def cutoff_text(self, index, uncalibrated: str) -> str:
         """The cutoff in force, and the index's calibrated one beside it when a knob has moved it."""
-        in_force = self.cutoff if self.cutoff is not None else index.cutoff
-        if in_force is None:
-            return uncalibrated
-        moved = index.cutoff is not None and round(in_force, 4) != round(index.cutoff, 4)
-        return f"{in_force:.4f}" + (f" (knob; calibrated {index.cutoff:.4f})" if moved else "")
+        return cutoff_text(self.cutoff if self.cutoff is not None else index.cutoff, index.cutoff, uncalibrated)
 
     def content(self) -> Content:
         index = self.index
