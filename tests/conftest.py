@@ -27,6 +27,12 @@ def own_user_folders(tmp_path_factory):
         yield
 
 
+@pytest.fixture
+def anyio_backend():
+    """The pilot tests (pytest.mark.anyio) run on asyncio, as Textual does."""
+    return "asyncio"
+
+
 @pytest.fixture(scope="session")
 def bundled_index():
     return load_index(BUNDLED_INDEX)

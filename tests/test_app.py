@@ -34,11 +34,6 @@ MARKUP_QUESTION = "[bold red]When[/] does the bakery [link=x]sell out?\x1b[31m"
 pytestmark = pytest.mark.anyio  # the pilot is async; anyio's pytest plugin comes with httpx
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"  # Textual runs on asyncio
-
-
 @pytest.fixture(autouse=True)
 def no_ollama(ollama_down):
     """Ollama is down unless a test starts the fake server (which overrides OLLAMA_HOST)."""

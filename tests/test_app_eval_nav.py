@@ -29,11 +29,6 @@ OTHER_MISSES = {"dull-town-in-summer", "best-easy-walk", "near-halden-bay-tuesda
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 @pytest.fixture(autouse=True)
 def no_ollama(ollama_down):
     """Ollama is down: every answer here is the extractive one, as run all's are."""

@@ -19,11 +19,6 @@ SMALL_MODEL = "qwen2.5:0.5b"
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 @pytest.fixture(autouse=True)
 def no_ollama(ollama_down):
     """Ollama is down unless a test starts the fake server (which overrides OLLAMA_HOST)."""

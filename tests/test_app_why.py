@@ -24,11 +24,6 @@ COACH = "Where do long-distance coaches stop in Brightwater?"  # own-025: the fu
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 @pytest.fixture(autouse=True)
 def no_ollama(ollama_down):
     """Ollama is down: the extractive answerer answers."""

@@ -29,11 +29,6 @@ CROSSING = "When does the bakery sell out?"  # some of its top 5 are beyond the 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 @pytest.fixture(autouse=True)
 def no_ollama(ollama_down):
     """Ollama is down: the app answers extractively."""

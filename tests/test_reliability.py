@@ -59,11 +59,6 @@ ESCAPES_FROM_INPUT = ("\x1b[31m", "\x1b]8", "\x1b[2J", "\x1b[?1049h", "\x9b", "\
 pytestmark = pytest.mark.anyio  # for the pilot tests; plain tests ignore it
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"  # Textual runs on asyncio
-
-
 @pytest.fixture(autouse=True)
 def plain_environment(ollama_down, monkeypatch):
     """Ollama down (unless a test starts the fake server), and no variable forcing the CLI's colours."""
