@@ -120,6 +120,17 @@ async def settle(pilot) -> None:
     await pilot.pause()
 
 
+async def from_the_palette(pilot, entry: str, listed: float = 0.3) -> None:
+    """Run the palette entry that best matches `entry` (Ctrl+P, type it, Enter), and wait for what it started;
+    listed: seconds for the palette to list its matches (more when it searches many entries)."""
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    await pilot.press(*entry)
+    await pilot.pause(listed)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
 def text_of(app, selector: str) -> str:
     """The plain text a Static on the current screen shows."""
     from textual.widgets import Static

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import settle, submit_and_go_on, text_of, wait_for
+from conftest import from_the_palette, settle, submit_and_go_on, text_of, wait_for
 from terminal import Terminal
 from textual.widgets import Input, Static
 
@@ -275,12 +275,7 @@ async def test_selecting_a_row_shows_its_chunk_with_the_matched_sentence_highlig
 async def test_the_command_palette_offers_the_apps_actions(retriever):
     app = GuideApp(generator="extractive", retriever=retriever, questions=eval_questions())
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"Next eval")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        await settle(pilot)
+        await from_the_palette(pilot, "Next eval")
         assert app.eval is not None and app.eval.position == 0
         assert app.query_one("#question", Input).value == app.eval.questions[0].text
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 from datetime import datetime
 
 import pytest
-from conftest import settle, text_of, wait_for
+from conftest import from_the_palette, settle, text_of, wait_for
 from textual.widgets import DataTable, Input
 
 from guide_tui.evaluation import FAILURE_CLASSES, evaluate, failure_class_markdown
@@ -180,12 +180,7 @@ async def test_no_miss_when_every_question_came_back_right(retriever):
 
 async def palette(pilot, typed: str) -> None:
     await settle(pilot)
-    await pilot.press("ctrl+p")
-    await pilot.pause()
-    await pilot.press(*typed)
-    await pilot.pause(0.5)
-    await pilot.press("enter")
-    await settle(pilot)
+    await from_the_palette(pilot, typed, listed=0.5)  # 124 questions to match
 
 
 async def test_the_palette_opens_a_question_by_id_kind_or_words_of_its_text(retriever):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import settle, submit_and_go_on, text_of
+from conftest import from_the_palette, settle, submit_and_go_on, text_of
 from textual.widgets import Static
 
 from guide_tui.inspection import LOOK_PAST
@@ -164,12 +164,7 @@ async def test_the_quoted_mark_comes_with_the_answer_and_reads_without_colour(re
 
 
 async def export(pilot) -> str:
-    await pilot.press("ctrl+p")
-    await pilot.pause()
-    await pilot.press(*"Export this")
-    await pilot.pause(0.3)
-    await pilot.press("enter")
-    await settle(pilot)
+    await from_the_palette(pilot, "Export this")
     return text_of(pilot.app, "#message")
 
 

@@ -8,7 +8,7 @@ import re
 import threading
 
 import pytest
-from conftest import settle, text_of
+from conftest import from_the_palette, settle, text_of
 from textual.widgets import Input, OptionList
 
 from guide_tui.calibration import histogram
@@ -56,16 +56,6 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
 
 async def ask(pilot, question: str) -> None:
     pilot.app.query_one("#question", Input).value = question
-    await pilot.press("enter")
-    await settle(pilot)
-
-
-async def from_the_palette(pilot, entry: str) -> None:
-    """Run the palette entry that best matches `entry` (Ctrl+P, type it, Enter), and wait for what it started."""
-    await pilot.press("ctrl+p")
-    await pilot.pause()
-    await pilot.press(*entry)
-    await pilot.pause(0.3)
     await pilot.press("enter")
     await settle(pilot)
 
