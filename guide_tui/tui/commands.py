@@ -92,13 +92,8 @@ class GuideCommands(ListedCommands):
 
     def entries(self) -> list[tuple[str, Callable, str]]:
         keyed = [(binding.tooltip or binding.description, binding.action) for binding in self.app.BINDINGS if binding.action != "quit"]
-        return [(title, self.runner(action), action_help(type(self.app), action)) for title, action in keyed + PALETTE_ONLY]
+        return [(title, runner(self.app, action), action_help(type(self.app), action)) for title, action in keyed + PALETTE_ONLY]
 
-    def runner(self, action: str):
-        async def run() -> None:
-            await self.app.run_action(action)
-
-        return run
 
 
 class ScreenCommands(ListedCommands):
@@ -106,13 +101,9 @@ class ScreenCommands(ListedCommands):
 
     def entries(self) -> list[tuple[str, Callable, str]]:
         keys = type(self.screen).BINDINGS
-        return [(binding.tooltip or binding.description, self.runner(binding.action), action_help(type(self.screen), binding.action)) for binding in keys]
+        screen = self.screen
+        return [(binding.tooltip or binding.description, runner(screen, binding.action), action_help(type(screen), binding.action)) for binding in keys]
 
-    def runner(self, action: str):
-        async def run() -> None:
-            await self.screen.run_action(action)
-
-        return run
 
 
 class KnobCommands(ListedCommands):
@@ -145,6 +136,15 @@ class ModelCommands(ListedCommands):
 
     def entries(self) -> list[tuple[str, Callable, str]]:
         return [(choice.title, partial(self.app.use_model, choice), choice.help) for choice in self.choices]
+
+
+def runner(target, action: str) -> Callable:
+    """A palette entry's callback: run `action` on the app or screen that owns the key."""
+
+    async def run() -> None:
+        await target.run_action(action)
+
+    return run
 
 
 def action_help(app_class: type, action: str) -> str:
