@@ -160,13 +160,19 @@ def question_parts(question: str) -> list[str]:
     return parts or [question]
 
 
-# A question asking for several things of one kind: "what is there to see", "which towns...", "highlights".
+# A question asking for several things of one kind: "what is there to see", "which towns...", "any good walks".
+VALUE_PLURALS = "hours|times|prices|fares|costs|fees|charges|rates|days|months|minutes|miles|years|names|does|goes|has|was|happens|means"
+"""Words ending in s that ask for one value ("what are the opening hours") or are a verb ("what does")."""
+PLURAL = rf"(?!(?:{VALUE_PLURALS})\b)[a-z][a-z-]{{2,}}(?<!ss)(?<!us)(?<!is)s\b"
+"""A plural noun, any: "walks", "sights", "must-sees" (a list asked for by a noun no table names is still a list)."""
 LIST_CUE = _pattern(
-    r"\b(?:what|which)\s+(?:are\s+|were\s+)?(?:the\s+|some\s+|any\s+)?(?:\w+\s+)?(?:things|sights|places|options|attractions|walks|towns|villages|streets|pubs"
-    r"|cafes|cafés|restaurants|activities|spots|ways|sites|museums|hotels|beaches|routes|parts|areas)\b"
-    r"|\bwhat(?:'s|’s| is| else is)? there to\b|\bworth (?:seeing|doing|visiting)\b|\bhighlights?\b|\bmain sights\b"
-    r"|\bwhat (?:can|could|should) (?:i|we|you|one) (?:do|see|visit)\b|\blist\b|\b(?:things|places) to (?:do|see|visit|eat|stay)\b"
-    r"|\bwhat to (?:do|see)\b|\bwhat .{0,40}s\s+are there\b"
+    rf"\b(?:what|which)\s+(?:(?:are|were)\s+(?:the\s+|some\s+|any\s+)?(?:\w+\s+)?|(?:of\s+the\s+)?){PLURAL}"
+    rf"|\b(?:any|some|a few|several|top|best|must-see)\s+(?:good\s+|nice\s+|decent\s+)?{PLURAL}|\bmust-sees?\b"
+    r"|\bwhat(?:'s|’s| is| else is)? there to\b|\bworth (?:seeing|doing|visiting|a visit)\b|\bhighlights?\b|\bnot (?:to )?miss\b"
+    r"|\bwhat (?:can|could|should) (?:i|we|you|one) (?:do|see|visit)\b|\blist\b|\b(?:things|places|ideas) (?:to|for)\b"
+    r"|\bwhat(?:'s|’s| is)? (?:\w+\s+)?to (?:do|see|visit)\b|\bwhat .{0,40}s\s+are there\b|\bwhat (?:kinds?|sorts?|types?) of\b|\bon offer\b"
+    r"|^(?:please\s+)?(?:name|suggest|recommend|tell me (?:about\s+)?(?:the|some|what)|give me)\b"
+    r"|\bwhere (?:can|could|should|do|does|to|might) (?:\w+\s+){0,2}(?:eat|drink|stay|sleep|shop|get (?:food|a meal|a drink)|go for)\b"
 )
 
 

@@ -470,6 +470,9 @@ COMPANION_MARGIN = 0.35  # another sentence is quoted too when it scores this cl
 COMPLETION_REACH = 2  # how many sentences away a missing kind of answer is looked for in the best one's chunk
 
 
+FILL_TO = 3  # an answer that is not a list quotes up to this many sentences the teacher finds close to the question,
+FILL_FROM_TOP = 3  # from this many top chunks (three sentences from the top three chunks: the route issue #10 measured)
+FILL_MARGIN = 0.15  # within this teacher cosine of the best: 0.1 gained less, wider gained nothing but length (own + odd dev, results/)
 MAX_LIST_QUOTES = 7  # a list question quotes up to this many sentences
 LIST_QUOTES_FROM_TOP = 5  # of them, at most this many from its top chunk
 
@@ -558,6 +561,8 @@ def part_evidence(
         near = other.teacher >= best.teacher - TEACHER_COMPANION_MARGIN and other.kinds_found >= best.kinds_found
         if ((as_good and (close or another_guide)) or near) and other.sentence.text not in {q.sentence.text for q in quotes}:
             quotes.append(other)
+    if not asks_for_a_list(part):
+        quotes += closest_to_question(ranked, quotes)
     features = answerability_features(subject, primary, everything, facts)
     model = shipped_model()
     probability = model.probability(features)
@@ -565,6 +570,15 @@ def part_evidence(
         return Evidence(quotes, verdicts=[Verdict(part, probability, True, features)])
     reason = why_unanswerable(subject, quotes, everything, facts) or "the retrieved sentences do not answer it"
     return Evidence(quotes, reason, verdicts=[Verdict(part, probability, False, features, reason)])
+
+
+def closest_to_question(ranked: list[Candidate], quotes: list[Candidate]) -> list[Candidate]:
+    """Sentences the teacher finds nearly as close to the question as the best (FILL_MARGIN), from the top FILL_FROM_TOP
+    chunks, until the answer quotes FILL_TO: a traveller's wording often matches a neighbour of the sentence holding the fact."""
+    quoted = {q.sentence.text for q in quotes}
+    floor = quotes[0].teacher - FILL_MARGIN
+    closest = sorted((c for c in ranked if c.hit.rank <= FILL_FROM_TOP and c.sentence.text not in quoted and c.teacher >= floor), key=lambda c: -c.teacher)
+    return closest[: max(0, FILL_TO - len(quotes))]
 
 
 def list_quotes(ranked: list[Candidate]) -> list[Candidate]:

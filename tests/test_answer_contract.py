@@ -196,10 +196,44 @@ def test_a_list_question_ranks_the_section_its_heading_names_first(retriever) ->
         ("What walks are there near Corry Vale?", True),
         ("Until what time are there trains from Marchwood?", False),
         ("What time does the bakery sell out?", False),
+        # a list asked for in words no table of the cue names: any plural noun, an imperative, "where can I eat"
+        ("Any good walks near Elder Ness?", True),
+        ("Which roads should cyclists avoid?", True),
+        ("Top attractions in Brightwater?", True),
+        ("Name a few pubs in Halden Bay", True),
+        ("Recommend some places to eat in Marchwood", True),
+        ("What should I not miss in Kestrelford?", True),
+        ("What are the must-sees in Brightwater?", True),
+        ("Where do locals go for a drink in Marchwood?", True),
+        ("Ideas for a rainy day in Thornby Wells?", True),
+        ("What's good to see in Thornby Wells", True),
+        ("Where are the best viewpoints around Elder Ness?", True),
+        ("What kinds of food is the region known for?", True),
+        # one value, though the words end in s: a plural of a value, or a verb
+        ("What are the opening hours of the Brightwater museum?", False),
+        ("During which months does the land train run?", False),
+        ("What does a day ticket cost?", False),
+        ("What happens to the cliff path in high wind?", False),
+        ("Where is the station in Halden Bay?", False),
     ],
 )
 def test_list_questions_are_told_from_single_answers(question, is_list) -> None:
     assert asks_for_a_list(question) is is_list
+
+
+def test_a_single_answer_also_quotes_the_sentences_the_teacher_finds_nearly_as_close(retriever) -> None:
+    """The best sentence names the pub's four rooms; its neighbour, nearly as close to the question, the
+    observatory's beds: both are quoted (closest_to_question), and nothing from below the top FILL_FROM_TOP chunks."""
+    from guide_tui.answering import answer_question
+    from guide_tui.extractive import FILL_FROM_TOP
+
+    question = "What accommodation is available on Elder Ness?"
+    assert not asks_for_a_list(question)
+    retrieval = retriever.retrieve(question)
+    answer = answer_question(retriever, question, generator="extractive", retrieval=retrieval)
+    assert "four rooms" in answer.text and "dormitory beds" in answer.text
+    top = {h.chunk.chunk_id for h in retrieval.within_cutoff if h.rank <= FILL_FROM_TOP}
+    assert {c.chunk_id for c in answer.citations} <= top
 
 
 def test_a_region_wide_sentence_is_about_the_town_its_paragraph_opened_with(tmp_path, bundled_index) -> None:
