@@ -176,6 +176,20 @@ LIST_CUE = _pattern(
 )
 
 
+# A request to make something (a poem, a translation, code) rather than to be told what the guides say.
+MAKING = _pattern(
+    r"^\s*(?:(?:please|can you|could you|would you)\s+)?"
+    r"(?:write|compose|draft|translate|generate|create|draw|sing|code|program|summari[sz]e|rewrite|paraphrase|rhyme)\b"
+)
+
+
+def asks_to_make_something(question: str) -> str | None:
+    """The verb of a request to make something ("write me a limerick about the pier"): the guides answer
+    questions about the region, so such a request is refused whatever it names; None for a question."""
+    match = MAKING.search(question)
+    return match.group().split()[-1].lower() if match else None
+
+
 def asks_for_a_list(question: str) -> bool:
     """The question wants several items ("what's worth seeing", "which towns are hard in a wheelchair")."""
     return bool(LIST_CUE.search(question))

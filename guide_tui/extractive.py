@@ -25,7 +25,7 @@ import numpy as np
 
 from guide_tui.analysis import WORD
 from guide_tui.answerability import Verdict, shipped_model
-from guide_tui.asked import DAY_AND_MONTH_NAMES, FOUND, KINDS_OF_WORD, SOFT_KINDS, asked_kinds, asks_for_a_list, question_parts
+from guide_tui.asked import DAY_AND_MONTH_NAMES, FOUND, KINDS_OF_WORD, SOFT_KINDS, asked_kinds, asks_for_a_list, asks_to_make_something, question_parts
 from guide_tui.chunking import paragraphs
 from guide_tui.retrieval import Hit, Retrieval, Retriever, query_analyzer
 
@@ -494,8 +494,14 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
     facts = analysed(retriever)
     hits = retrieval.within_cutoff
     strangers = unknown_names(retrieval.question, facts)
-    if strangers or not hits:
-        reason = f"the guides never mention {', '.join(strangers)}" if strangers else "no retrieved chunk is within the cutoff"
+    making = asks_to_make_something(retrieval.question)
+    if strangers or making or not hits:
+        if making:
+            reason = f"it asks me to {making} something, not what the guides say"
+        elif strangers:
+            reason = f"the guides never mention {', '.join(strangers)}"
+        else:
+            reason = "no retrieved chunk is within the cutoff"
         return Evidence([], reason, verdicts=[Verdict(retrieval.question, 0.0, False, {}, reason)])
     towns: set[str] = set()  # the towns named so far: "..., and what does parking cost once I'm there?"
     quotes: list[Candidate] = []

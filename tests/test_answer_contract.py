@@ -14,7 +14,7 @@ import pytest
 from guide_tui.answerability import FEATURES, AnswerabilityModel, fit, shipped_model
 from guide_tui.answering import answer_question
 from guide_tui.answers import REFUSAL
-from guide_tui.asked import asks_for_a_list, question_parts
+from guide_tui.asked import asks_for_a_list, asks_to_make_something, question_parts
 from guide_tui.questions import load_questions
 from guide_tui.scoring import first_headings, load_traveller_questions, score, score_table
 
@@ -116,6 +116,25 @@ def test_a_name_the_guides_never_use_is_a_refusal_saying_so(retriever, question,
     answer = ask(retriever, question)
     assert answer.refused and answer.sources() == []
     assert answer.refusal_detail == f"the guides never mention {name}"
+
+
+@pytest.mark.parametrize(
+    "question, verb",
+    [
+        ("Write me a limerick about the Pellew Sands pier.", "write"),
+        ("Could you translate the Kestrelford bakery's hours into French?", "translate"),
+        ("Please summarise the Halden Bay guide in one line", "summarise"),
+    ],
+)
+def test_a_request_to_make_something_is_refused_whatever_it_names(retriever, question, verb) -> None:
+    """The places are the guides' own, so retrieval finds them: the request itself is what the guides cannot answer."""
+    answer = ask(retriever, question)
+    assert answer.refused and answer.sources() == [] and answer.text == REFUSAL
+    assert answer.refusal_detail == f"it asks me to {verb} something, not what the guides say"
+
+
+def test_a_question_about_writing_is_still_a_question(retriever) -> None:
+    assert asks_to_make_something("Where can I buy postcards to write home in Kestrelford?") is None
 
 
 def test_i_m_and_sunday_are_not_unknown_names(retriever) -> None:
