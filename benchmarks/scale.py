@@ -9,7 +9,7 @@ Each size is a region of COPIES copies of corpus/ with the towns renamed per cop
 (with the teacher, which masks the town names of a region's copies: indexes.teacher_texts), then
 timed in fresh processes:
   build       wall and CPU time of `guide-tui index`, and its peak RSS
-  cold ask    wall and CPU time and peak RSS of one `guide-tui ask` (median of 3)
+  cold ask    wall and CPU time and peak RSS of one `guide-tui ask` (median of 3; bytecode kept, as installed)
   question    in one process, after one warm-up question: retrieve and answer each labelled
               question (p50, ms, wall and CPU)
 CPU times (user + sys) are what a quiet machine shows as wall time, roughly: the shared box rarely is.
@@ -33,6 +33,8 @@ from make_region import make_region  # noqa: E402
 GUIDE_TUI = str(Path(sys.executable).parent / "guide-tui")
 WORK = Path(os.environ.get("SCALE_WORK", "/tmp/guide-tui-scale"))
 COLD_QUESTION = "When does the Kestrelford bakery sell out?"
+AS_INSTALLED = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+"""Processes run as an installed app does, its bytecode compiled once and kept (pip compiles a wheel's at install)."""
 IN_PROCESS = """
 import json, statistics, sys, time
 from guide_tui.answering import answer_question
@@ -58,7 +60,7 @@ print(json.dumps({name: statistics.median(values) * 1000 for name, values in tim
 def timed(command: list[str]) -> tuple[float, float, float, str]:
     """Wall seconds, CPU seconds (user + sys), peak RSS in MB and stdout of one process."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=AS_INSTALLED)
     out = process.stdout.read()
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)

@@ -7,7 +7,9 @@ from typing import Callable
 from guide_tui.answers import REFUSAL, Answer, Answerer, Asked, Citation, Generator, OnText, RefusalReason
 from guide_tui.errors import OllamaUnavailable
 from guide_tui.extractive import Candidate
+from guide_tui.ollama_address import nothing_listens, written_out
 from guide_tui.retrieval import Retrieval, Retriever
+from guide_tui.settings import environment
 
 
 def guide_says(quote: Candidate) -> str:
@@ -74,6 +76,9 @@ class OllamaAnswerer(Answerer):
         self.host = host  # None: OLLAMA_HOST or http://127.0.0.1:11434
 
     def stream(self, asked: Asked, on_text: OnText) -> Answer:
+        url = written_out(self.host or environment().ollama_host)
+        if url and nothing_listens(url):  # said without importing the client: no Ollama is the common case
+            raise OllamaUnavailable(f"Ollama not reachable at {url}")
         try:
             from guide_tui import ollama_answerer
         except ImportError as err:  # a trimmed install: answer extractively, say why

@@ -11,8 +11,8 @@ from typing import Callable
 
 import numpy as np
 
-from guide_tui.paths import BUNDLED_MODEL
-from guide_tui.settings import environment
+from guide_tui.paths import BUNDLED_MODEL, digests_file
+from guide_tui.settings import environment, write_whole
 
 MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 
@@ -40,13 +40,29 @@ def folder_sha256(folder: Path) -> str:
 
 
 def model_sha256(folder: Path) -> str:
-    """folder_sha256, remembered in the process until one of the folder's files changes size or modification time."""
+    """folder_sha256, remembered until one of the folder's files changes size or modification time: in the process,
+    and between runs in the user's cache (a checkout's files carry checkout times, so an index cannot record them)."""
     return remembered_sha256(folder, tuple((name, *stat) for name, stat in folder_stats(folder).items()))
 
 
 @lru_cache(maxsize=8)
 def remembered_sha256(folder: Path, stats: tuple) -> str:
-    return folder_sha256(folder)
+    key, record = str(Path(folder).resolve()), [list(stat) for stat in stats]
+    try:
+        remembered = json.loads(digests_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # none yet, unreadable or damaged: hash in full
+        remembered = {}
+    entry = remembered.get(key) if isinstance(remembered, dict) else None
+    if isinstance(entry, dict) and entry.get("stats") == record and isinstance(entry.get("sha256"), str):
+        return entry["sha256"]
+    digest = folder_sha256(folder)
+    try:
+        remembered = remembered if isinstance(remembered, dict) else {}
+        remembered[key] = {"stats": record, "sha256": digest}
+        write_whole(digests_file(), json.dumps(remembered))
+    except OSError:  # a read-only home: hash again next run, nothing else lost
+        pass
+    return digest
 
 
 def folder_stats(folder: Path) -> dict[str, list[int]]:

@@ -29,10 +29,10 @@ from guide_tui.claims import Flag, answer_sentences, check_claims, citations_of
 from guide_tui.embedding import Embedder
 from guide_tui.errors import GenerationStopped, OllamaUnavailable
 from guide_tui.grounding import Grounding, ground
+from guide_tui.ollama_address import DEFAULT_HOST
 from guide_tui.retrieval import Retrieval, clean_question, printable
 from guide_tui.settings import environment
 
-DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "llama3.2"
 OPTIONS = {"temperature": 0, "seed": 42}  # the same prompt gets the same answer: eval runs are reproducible
 

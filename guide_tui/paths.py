@@ -44,6 +44,11 @@ def settings_dir() -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME))
 
 
+def digests_file() -> Path:
+    """Model folders' digests by path, sizes and modification times, remembered between runs (embedding.model_sha256)."""
+    return Path(platformdirs.user_cache_dir(APP_NAME)) / "model-digests.json"
+
+
 def reports_dir() -> Path:
     """Where `guide-tui eval` writes without --out: results/ in a checkout (reports are committed
     with the code they measure), else the user's state folder."""

@@ -246,14 +246,19 @@ class SettingsFile:
     def remember(self, **values) -> str | None:
         """Merge values into the file (written whole, then renamed into place); the reason when it cannot be written."""
         merged = self.read() | values
-        temporary = self.path.with_name(f".{self.path.name}.tmp")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary.write_text(json.dumps(merged, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-            os.replace(temporary, self.path)
+            write_whole(self.path, json.dumps(merged, indent=2, sort_keys=True) + "\n")
         except OSError as err:
             return f"could not save {self.path}: {err.strerror or err}"
         return None
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write a small file whole, then rename it into place: a reader never sees half of it. Raises OSError."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
 
 
 def knob_flag(name: str) -> str:

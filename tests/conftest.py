@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ORIGINALS = ROOT.parent / "shared" / "corpora" / "city_guides"
 
 
-USER_FOLDERS = ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME")  # where platformdirs puts guide-tui's per-user files
+USER_FOLDERS = ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")  # where platformdirs puts guide-tui's per-user files
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -207,6 +207,33 @@ def test_a_model_file_rewritten_after_the_build_is_found_and_an_unchanged_model_
         load(tmp_path / "index", Embedder(model))
 
 
+def test_a_model_digest_is_remembered_between_runs_until_a_file_changes(tmp_path: Path) -> None:
+    """The bundled index cannot record its model files' times (a checkout sets them): the user's cache remembers
+    the digest by size and time instead, so later starts read nothing; a file written since is hashed again."""
+    import json
+
+    from guide_tui.embedding import folder_sha256, model_sha256, remembered_sha256
+    from guide_tui.paths import digests_file
+
+    model = tmp_path / "model"
+    shutil.copytree(BUNDLED_INDEX / "model", model)
+    assert model_sha256(model) == folder_sha256(model)
+    remembered = json.loads(digests_file().read_text(encoding="utf-8"))
+    remembered[str(model.resolve())]["sha256"] = "f" * 64  # what a later run trusts without reading the files
+    digests_file().write_text(json.dumps(remembered), encoding="utf-8")
+    remembered_sha256.cache_clear()  # a new process
+    assert model_sha256(model) == "f" * 64
+
+    config = model / "config.json"
+    config.write_bytes(config.read_bytes().replace(b"    ", b"\t   ", 1))  # same length, new modification time
+    remembered_sha256.cache_clear()
+    assert model_sha256(model) == folder_sha256(model) != "f" * 64
+    digests_file().write_text("{not json", encoding="utf-8")  # a damaged cache is read past, then rewritten
+    remembered_sha256.cache_clear()
+    assert model_sha256(model) == folder_sha256(model)
+    assert json.loads(digests_file().read_text(encoding="utf-8"))[str(model.resolve())]["sha256"] == folder_sha256(model)
+
+
 def test_doctor_reads_the_models_in_full_and_finds_a_change_that_kept_size_and_time(tmp_path: Path) -> None:
     import os
 

@@ -1,0 +1,31 @@
+"""Where Ollama listens, and whether anything does, told without importing the ollama client: importing it
+(and pydantic) is a third of a cold `ask`, wasted whenever no Ollama runs, as on most machines here."""
+
+from __future__ import annotations
+
+import re
+import socket
+from urllib.parse import urlsplit
+
+DEFAULT_HOST = "http://127.0.0.1:11434"
+REFUSAL_WAIT = 0.5  # seconds; a port with nothing behind it refuses at once, anything slower is left to the client's timeouts
+WRITTEN_OUT = re.compile(r"https?://[\w.\-]+:\d+")
+
+
+def written_out(host: str | None) -> str | None:
+    """The URL of the default address (host None) or of one written out in full ("http://10.0.0.5:11434"); None for
+    any other form, whose defaults only the ollama client's own parser knows."""
+    url = host or DEFAULT_HOST
+    return url if WRITTEN_OUT.fullmatch(url) else None
+
+
+def nothing_listens(url: str) -> bool:
+    """True only when the address refuses a connection outright; a slow or odd answer is for the client to judge."""
+    address = urlsplit(url)
+    try:
+        with socket.create_connection((address.hostname, address.port), timeout=REFUSAL_WAIT):
+            return False
+    except ConnectionRefusedError:
+        return True
+    except OSError:
+        return False
