@@ -310,9 +310,10 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     kinds = asked_kinds(question)
     asked = {kind for group in kinds for kind in group}
     without_towns = facts.towns.masked(question)
+    verb = passive_verb(without_towns)
     words = []
     for word in WORD.findall(without_towns.lower()):
-        if word.isdigit() or word in QUESTION_WORDS or not facts.stem(word):
+        if word.isdigit() or word in QUESTION_WORDS or word == verb or not facts.stem(word):
             continue
         if asked.intersection(KINDS_OF_WORD.get(word, ())):  # "months" in "what months...": the frame, not the subject
             continue
@@ -327,6 +328,18 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
 
 
 ARTICLES = frozenset("a an the any some my your its their this that these those one another".split())
+IRREGULAR_PARTICIPLES = frozenset("held sold built kept run found made seen shown given taken done put set paid".split())
+PASSIVE_END = re.compile(r"\b(?:is|are|was|were|be|been|being|get|gets|got)\b[^?.!,;]*?\b([a-z]+)\W*$", re.IGNORECASE)
+
+
+def passive_verb(question: str) -> str | None:
+    """The verb a passive wh-question ends on ("when is the market held?", "where is the museum located?"): it says
+    what happens to the subject, and the guides state the fact without it ("a market fills the square on Tuesdays")."""
+    if YES_NO.match(question.strip()):  # "is the pier closed?": there the participle is what is asked
+        return None
+    match = PASSIVE_END.search(question)
+    word = match.group(1).lower() if match else ""
+    return word if word in IRREGULAR_PARTICIPLES or (word.endswith("ed") and len(word) > 4) else None
 
 
 def named_things(question: str) -> set[str]:

@@ -137,6 +137,17 @@ def test_a_question_about_writing_is_still_a_question(retriever) -> None:
     assert asks_to_make_something("Where can I buy postcards to write home in Kestrelford?") is None
 
 
+def test_the_verb_a_passive_question_ends_on_is_not_what_it_asks_about(retriever) -> None:
+    """"held" is in no Brightwater sentence ("a market fills the square"): it must not count against the answer,
+    while in "is the pier closed?" the participle is the very thing asked."""
+    from guide_tui.extractive import passive_verb
+
+    answer = ask(retriever, "On which day of the week is the Brightwater market held?")
+    assert not answer.refused and "Tuesday" in answer.text
+    assert passive_verb("Where is the covered market located?") == "located"
+    assert passive_verb("Is the pier closed in winter?") is None
+
+
 def test_i_m_and_sunday_are_not_unknown_names(retriever) -> None:
     answer = ask(retriever, "I'm in Kestrelford on a Sunday: is there a bus to Brightwater?")
     assert "never mention" not in (answer.refusal_detail or "")
