@@ -23,6 +23,8 @@ PRICE_WORDS = "cost costs charge charges price prices fee fees fare fares pay pa
 AMOUNT_WORDS = "cost costs price prices fee fees fare fares charge charges"
 """Words that ask how much money: a sentence must give an amount ("£2", "free"), not just talk of prices."""
 
+MEANS_OF_PAYMENT = r"(?!\s+(?:(?:by|with|in)\s+)?(?:cash|cards?|contactless|credit|debit|phone)\b)"
+"""Not followed by a means of payment: "can I pay cash?" asks how to pay, not how much."""
 NUMBER_WORD = rf"(?:\d+|{'|'.join(COUNT_WORDS)}|a|an|a few|a couple of|half an?)"
 MONTHS = "|".join(month.lower() for month in MONTH_NAMES)
 WEEKDAYS = rf"(?:{'|'.join(day.lower().removesuffix('day') for day in WEEKDAY_NAMES)})days?"
@@ -77,7 +79,7 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (_pattern(r"\bhow far\b"), ("distance", "duration")),
     (_pattern(r"\bhow often\b|\bhow frequent"), ("frequency",)),
     (_pattern(rf"\bhow much (?:does|do|is|are|will|would|did)\b|\b(?:{'|'.join(AMOUNT_WORDS.split())})\b"), ("amount",)),
-    (_pattern(rf"\b(?:{'|'.join(PRICE_WORDS.split())})\b"), ("price",)),  # "is it expensive?": "priced for tourists" will do
+    (_pattern(rf"\b(?:{'|'.join(PRICE_WORDS.split())})\b{MEANS_OF_PAYMENT}"), ("price",)),  # "is it expensive?": "priced for tourists" will do
     (_pattern(r"\bhow (?:tall|high|deep|wide|heavy|steep)\b|\b(?:height|depth|width)\b"), ("measure",)),
     (_pattern(r"\bcalled\b|\bnamed?\b|\bnames of\b|\bwhat(?:'s|’s| is) (?:the|its) name\b"), ("name",)),
     (_pattern(r"\bhow (?:many|much)\b"), ("number",)),

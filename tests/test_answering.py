@@ -177,10 +177,18 @@ def test_unknown_generator_is_a_programming_error(retriever) -> None:
         ("How long has the market been trading?", [("year",)]),
         ("Which walk gets shut when it's very windy?", [("place",)]),
         ("Why can't I get a train there?", [("reason",)]),
+        ("Do I have to pay to get into the museum?", [("price",)]),
+        ("Can I pay cash at the ticket machine?", []),  # how to pay, not how much: "cards only" answers it
+        ("Is paying by card possible at the market?", []),
     ],
 )
 def test_what_the_question_asks_for(question, kinds) -> None:
     assert asked_kinds(question) == kinds
+
+
+def test_a_question_about_how_to_pay_is_answered_by_the_means_the_guide_names(retriever) -> None:
+    answer = answer_question(retriever, "Can I pay cash at the ticket machine at Brightwater station?", generator="extractive")
+    assert not answer.refused and "cards only" in answer.text
 
 
 # ---------------------------------------------------------------- Ollama, and falling back from it
