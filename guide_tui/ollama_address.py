@@ -21,11 +21,11 @@ def written_out(host: str | None) -> str | None:
 
 def nothing_listens(url: str) -> bool:
     """True only when the address refuses a connection outright; a slow or odd answer is for the client to judge."""
-    address = urlsplit(url)
     try:
+        address = urlsplit(url)
         with socket.create_connection((address.hostname, address.port), timeout=REFUSAL_WAIT):
             return False
     except ConnectionRefusedError:
         return True
-    except OSError:
+    except (OSError, ValueError):  # also a port out of range: the client's parser says what is wrong
         return False

@@ -67,3 +67,4 @@ def test_nothing_listens_is_true_only_for_a_refused_connection():
         server.listen()
         assert not nothing_listens(f"http://127.0.0.1:{server.getsockname()[1]}")
     assert nothing_listens("http://127.0.0.1:9")
+    assert not nothing_listens("http://127.0.0.1:99999")  # out of range: left to the client, which says so
