@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 from urllib.parse import urlsplit
@@ -29,3 +30,16 @@ def nothing_listens(url: str) -> bool:
         return True
     except (OSError, ValueError):  # also a port out of range: the client's parser says what is wrong
         return False
+
+
+def import_ollama():
+    """The ollama package, imported with OLLAMA_HOST out of its sight: it builds a default client from that variable
+    at import, and a value it cannot parse ("http://host:99999") raised there, as a traceback, before
+    ollama_answerer.resolve_host could say what is wrong with it."""
+    host = os.environ.pop("OLLAMA_HOST", None)
+    try:
+        import ollama
+    finally:
+        if host is not None:
+            os.environ["OLLAMA_HOST"] = host
+    return ollama

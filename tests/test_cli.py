@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from conftest import CLOSED_OLLAMA
@@ -88,6 +91,15 @@ def test_an_address_that_is_not_a_url_is_said_to_be_unusable(capsys, monkeypatch
     assert (code, out) == (1, "")
     assert err.startswith("guide-tui: Ollama address 'not a url' is not usable (not a host name or address")
     assert "not reachable" not in err
+
+
+def test_an_address_the_ollama_package_cannot_parse_at_import_is_said_to_be_unusable():
+    """The ollama package builds a client from OLLAMA_HOST when imported: a port out of range raised there, in a
+    fresh process, as a traceback. Now the same one-line note as any unusable address."""
+    env = os.environ | {"OLLAMA_HOST": "http://127.0.0.1:99999"}
+    done = subprocess.run([sys.executable, "-m", "guide_tui", "ask", BAKERY], capture_output=True, text=True, env=env)
+    assert done.returncode == 0 and "Traceback" not in done.stderr and "11am" in done.stdout
+    assert done.stderr == "note: Ollama address 'http://127.0.0.1:99999' is not usable (Port out of range 0-65535); answered extractively\n"
 
 
 # ---------------------------------------------------------------- help and messages
