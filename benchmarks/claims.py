@@ -97,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--show", choices=[*HALVES, "all"], help="print every sentence of a half with its verdict")
     parser.add_argument("--sentences", type=Path, default=SENTENCES)
+    parser.add_argument("--set", type=int, help="report only the sentences of this set (all sets are still checked, as answers)")
     parser.add_argument("--curve", choices=[*CURVES, "none"], default="support", help="the setting whose trade-off to print")
     args = parser.parse_args(argv)
 
@@ -107,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     _, warm = run(retriever, grouped, DEFAULT_SETTINGS)
     _, cold = run(retriever, grouped, DEFAULT_SETTINGS, cold=True)
 
+    if args.set is not None:
+        records = [r for r in records if r.get("added", 1) == args.set]
+        print(f"set {args.set} only:")
     print(f"{len(records)} sentences in {len(grouped)} answers; {sum(r['label'] == 'unsupported' for r in records)} unsupported")
     print(f"\n{'':10} {'wrong sentences flagged':>26} {'right sentences flagged':>26}")
     for name, part in [(h, [r for r in records if half_of(r) == h]) for h in HALVES] + [("all", records)]:
