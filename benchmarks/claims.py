@@ -40,6 +40,8 @@ CURVES = {
     "align": [0.45, 0.5, 0.55, 0.6, 0.65],
     "added_words": [1, 2, 3],
     "similar_word": [0.35, 0.45, 0.55, 0.65],
+    "value_margin": [0.05, 0.1, 0.2, 0.3, 1.0],
+    "related": [0.35, 0.4, 0.45, 0.5],
 }
 """Settings whose trade-off --curve prints (each moved alone, the others at their defaults)."""
 

@@ -14,23 +14,30 @@ import re
 from dataclasses import dataclass, replace
 
 from guide_tui.asked import MONTH_NAMES, WEEKDAY_NAMES
-from guide_tui.number_words import SCALES, TENS, UNITS, alternatives
+from guide_tui.number_words import PHRASES, SCALES, TENS, UNITS, alternatives
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
 FRACTIONS = {"half": 0.5, "a third": 1 / 3, "a quarter": 0.25, "twice": 2.0, "double": 2.0, "two times": 2.0, "three times": 3.0}
 
 WORD_NUMBER = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{alternatives(k for k in UNITS if k != 'zero')}))?|{alternatives(UNITS)}|a dozen|dozen)"
 NUMBER = (
-    rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?|half a dozen"
+    rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?|{alternatives(PHRASES)}"
     rf"|(?:(?:{WORD_NUMBER}|a)[- ]hundred(?: and {WORD_NUMBER})?|{WORD_NUMBER})(?:[- ]thousand)?|a thousand)"
 )
 """A number in digits or words: 12, 12,000, 1.5, fifty, thirty-five, two hundred, a hundred and eighty thousand."""
 HOUR_WORDS = "|".join(sorted((w for w, n in UNITS.items() if 2 <= n <= 12), key=len, reverse=True))
 """Hours written as words after "by", "at", "until" ("cleared by seven"); "one" is too often "one end"."""
+SPOKEN_MINUTES = r"[- ](?:fifteen|thirty|forty-five)"
+WORD_TIME = rf"(?:{HOUR_WORDS}|one)(?:{SPOKEN_MINUTES})?"
+"""An hour in words, with its minutes: "ten thirty", "nine o'clock"."""
+FRACTION_OF = r"(?:half an?|(?:a|one|three) quarters? of an?|a third of an?)"
+"""A fraction of one unit: "half a mile", "three quarters of an hour"."""
 SOME = rf"(?:{NUMBER}|an?|one)"  # "an hour", "a day"
 
 # unit word -> (kind, factor to the kind's base unit: minutes for durations, metres for distances)
-DURATION_UNITS = {"minute": 1, "min": 1, "hour": 60, "hr": 60, "day": 1440, "night": 1440, "week": 10080, "month": 43800, "year": 525600}
+DURATION_UNITS = {
+    "minute": 1, "min": 1, "hour": 60, "hr": 60, "day": 1440, "night": 1440, "week": 10080, "fortnight": 20160, "month": 43800, "year": 525600,
+}  # fmt: skip
 DISTANCE_UNITS = {
     "mile": 1609.0, "metre": 1.0, "meter": 1.0, "m": 1.0, "km": 1000.0, "kilometre": 1000.0, "kilometer": 1000.0, "yard": 0.9144,
     "foot": 0.3048, "feet": 0.3048,
@@ -130,10 +137,8 @@ def number(text: str) -> float:
     text = text.lower().strip()
     if re.fullmatch(r"[\d,]+(?:\.\d+)?", text):
         return float(text.replace(",", ""))
-    if text == "half a dozen":
-        return 6.0
-    if text in ("a dozen", "dozen"):
-        return 12.0
+    if text in PHRASES:
+        return float(PHRASES[text])
     scale = 1.0
     if re.search(r"(?:^|[- ])thousand$", text):
         scale, text = 1000.0, text.removesuffix("thousand").strip(" -") or "one"
@@ -232,7 +237,8 @@ HOUR = r"\d{1,2}(?:[:.]\d{2})?"
 MERIDIEM = r"\s?(?:am|pm|a\.m\.|p\.m\.)"
 PATTERNS: list[tuple[str, re.Pattern]] = [
     # order matters: an earlier pattern's span is not read again by a later one
-    ("clock", re.compile(rf"\b(?:half past|(?:a )?quarter (?:past|to)) (?:{NUMBER}|\d{{1,2}})\b"
+    ("clock", re.compile(rf"\b(?:(?:half past|(?:a )?quarter (?:past|to)) (?:{NUMBER}|\d{{1,2}})\b"
+        rf"|half (?:{HOUR_WORDS}|one|\d{{1,2}})\b{NOT_AFTER_HOUR}(?! (?:of|or|to|and|more|other|an?|the)\b))"
         rf"(?:{MERIDIEM}| (?:in the (?:morning|afternoon|evening)|at night))?")),
     ("price", re.compile(rf"£\s?\d+(?:\.\d{{2}})?|\b(?:\d+(?:\.\d{{2}})?|{NUMBER}) (?:pounds?|quid|pence)\b|\b\d+p\b|{FREE}|{CHARGED}")),
     ("year", re.compile(
@@ -247,25 +253,28 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
     )),
     ("duration", re.compile(
         rf"\b(?:an? )?(?:hour and an? half|hour and (?:{NUMBER}) minutes?)\b|\b(?:{NUMBER}) and a half hours?\b"
-        rf"|\b(?:an? )?quarter (?:of an hour|hour)\b|\bhalf an hour\b|\bhalf[- ]hour(?:ly)?\b|\bhalf a day\b"
+        rf"|\b(?:three[- ])?quarters? of an hour\b|\b(?:an? )?quarter (?:of an hour|hour)\b|\bhalf an hour\b|\bhalf[- ]hour(?:ly)?\b|\bhalf a day\b"
         rf"|\b(?:every|each) (?:(?:{NUMBER}) )?(?:hours?|minutes?)\b|\b(?:two-|three-)?hourly\b|\bon the hour\b|\bonce an hour\b"
         rf"|\b(?:(?:{NUMBER}) times|twice) (?:an|a|per) hour\b"
         rf"|\b(?:{NUMBER})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| extra| further)?"
-        r"[- ](?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?)\b'?"
-        rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|month|year)\b(?![- ]{NOT_A_DURATION})"
+        r"[- ](?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|fortnights?|months?|years?)\b'?"
+        rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|fortnight|month|year)\b(?![- ]{NOT_A_DURATION})"
     )),
     ("ratio", re.compile(r"\b(?:a third|a quarter|half|twice|double|two times|three times)\b"
-        r"(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year))(?! (?:a|an|per) )")),
-    ("distance", re.compile(rf"\b(?:{SOME})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?"
-        rf"[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)\b")),
+        r"(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year|kilomet|km|metre|meter))(?! (?:a|an|per) )")),
+    ("distance", re.compile(rf"\b(?:{FRACTION_OF}|{SOME})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?"
+        rf"(?:[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)|(?<=\d) ?m)\b")),
     ("month", re.compile(rf"\b(?:between |from )?{MONTH_NAME}(?:{LINK}|\s+and\s+){MONTH_NAME}\b|\b{MONTH_NAME}\b|\b(?:{ALL_YEAR})\b")),
     ("clock", re.compile(
         rf"\b{HOUR}{MERIDIEM}|\b\d{{1,2}}:\d{{2}}\b"
         rf"|\b(?:(?:at|by|until|till|from|before|after) )?(?:{NUMBER}|{HOUR})(?: o'clock)? (?:in the (?:morning|afternoon|evening)|at night)\b"
         rf"|\b(?:{'|'.join(NAMED_TIMES)}|{'|'.join(SYMBOLIC_TIMES)})\b"
         rf"|\b(?:from |between )?(?:{HOUR}(?:{MERIDIEM})?|noon|midday)\s*(?:to|-|–|until|till|and)\s*{HOUR}(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}"
+        rf"|\b(?:(?:from|between) (?:{WORD_TIME}|{HOUR}|noon|midday)|noon|midday)(?:{MERIDIEM})? (?:to|until|till|and) (?:{WORD_TIME}|noon|midday|midnight)"
+        rf"(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}(?! (?:of|or|more|other)\b)"
+        rf"|\b{WORD_TIME}{MERIDIEM}|\b(?:{HOUR_WORDS}|one|\d{{1,2}}) o'clock\b"
         rf"|\b(?:at|by|until|till|before|after|from)\s+{HOUR}\b{NOT_AFTER_HOUR}"
-        rf"|\b(?:at|by|until|till|before|after)\s+(?:{HOUR_WORDS})\b{NOT_AFTER_HOUR}(?!\s+(?:of|or|to|and|more|other)\b)"
+        rf"|\b(?:at|by|until|till|before|after)\s+(?:{HOUR_WORDS})(?:{SPOKEN_MINUTES})?(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}(?!\s+(?:of|or|to|and|more|other)\b)"
         rf"|\b(?:early |late |mid-?)?(?:{'|'.join(PARTS_OF_DAY)})\b"
     )),
     ("ordinal", re.compile(rf"(?<!\ba )\b(?:{'|'.join(o for o in ORDINALS if o != 'first')})\b|\b\d{{1,2}}(?:st|nd|rd|th)\b(?![- ]century)")),
@@ -278,15 +287,15 @@ SEASON_FALL = re.compile(r"(?:\b(?:in|the|this|last|next|through|until|till|by|a
 
 HINTS = {
     "price": re.compile(r"£|\d|free|cost|charg|fee|pric|expens|meter|pay|nothing|penny|pound|quid|pence"),
-    "duration": re.compile(r"min|hour|hr|day|night|week|month|year|half|quarter"),
-    "distance": re.compile(r"mile|met|km|kilomet|yard|feet|foot"),
+    "duration": re.compile(r"min|hour|hr|day|night|week|fortnight|month|year|half|quarter"),
+    "distance": re.compile(r"mile|met|km|kilomet|yard|feet|foot|\d ?m\b"),
     "year": re.compile(r"\d|century"),
     "ratio": re.compile(r"third|quarter|half|twice|double|times"),
     "month": re.compile(rf"{'|'.join(m[:3] for m in MONTHS)}|spring|summer|autumn|fall|winter|easter|year|month"),
     "day": re.compile(r"day|daily|week|night|evening|mon|tue|wed|thu|fri|sat|sun"),
     "clock": re.compile(rf"\d|noon|midday|midnight|dusk|dawn|sun|nightfall|dark|morning|afternoon|evening|night|lunch|all day|past|quarter|{HOUR_WORDS}"),
     "ordinal": re.compile(r"second|third|fourth|fifth|sixth|seventh|eighth|\d(?:st|nd|rd|th)"),
-    "count": re.compile("|".join([r"\d", *(w for w, n in UNITS.items() if 0 < n < 13), "teen", *TENS, "dozen", *SCALES, "once", "twice"])),
+    "count": re.compile("|".join([r"\d", *(w for w, n in UNITS.items() if 0 < n < 13), "teen", *TENS, "dozen", *SCALES, "once", "twice", "couple", "pair"])),
 }
 """Words every match of a pattern contains: a sentence without them is not searched (the patterns are slow)."""
 
@@ -402,13 +411,22 @@ def amounts(text: str) -> tuple[list[float], str]:
 
 def metres(text: str) -> list[float]:
     numbers, unit = amounts(text)
+    if re.match(FRACTION_OF, text):
+        return [fraction(text) * DISTANCE_UNITS[unit]]
     return [n * DISTANCE_UNITS[unit] for n in numbers]
+
+
+def fraction(text: str) -> float:
+    """The fraction a FRACTION_OF phrase names: "half a mile" 0.5, "three quarters of an hour" 0.75."""
+    return 0.5 if text.startswith("half") else 0.75 if text.startswith("three") else 0.25 if "quarter" in text else 1 / 3
 
 
 def minutes(text: str) -> list[float]:
     """A duration or interval in minutes ("an hour and a half" 90, "two-hourly" 120, "a day or two" 1440)."""
+    if m := re.search(rf"({NUMBER}) and a half hour", text):
+        return [(number(m.group(1)) + 0.5) * 60]
     if "quarter" in text:
-        return [15.0]
+        return [fraction(text) * 60]
     if re.search(r"half an hour|half[- ]hour", text):
         return [30.0]
     if "half a day" in text:
@@ -417,8 +435,6 @@ def minutes(text: str) -> list[float]:
         return [90.0]
     if m := re.search(rf"hour and ({NUMBER}) minute", text):
         return [60.0 + number(m.group(1))]
-    if m := re.search(rf"({NUMBER}) and a half hour", text):
-        return [(number(m.group(1)) + 0.5) * 60]
     if m := re.search(rf"(?:({NUMBER}) times|twice) (?:an|a|per) hour", text):  # "four times an hour" is every 15 minutes
         return [60.0 / (number(m.group(1)) if m.group(1) else 2.0)]
     if re.search(r"hourly|on the hour|once an hour|(?:every|each) hour\b", text):
@@ -437,9 +453,10 @@ def clock_values(lowered: str, written: str, start: int) -> list[Value]:
     part = re.sub(r"^(?:early|late|mid-?)\s*", "", lowered)
     if part in PARTS_OF_DAY:
         return [Value("clock", written, PARTS_OF_DAY[part], start)]
-    spoken = re.match(rf"(half past|(?:a )?quarter past|(?:a )?quarter to) ({NUMBER}|\d{{1,2}})", lowered)
-    if spoken:
-        hour, offset = int(number(spoken.group(2))), {"half past": 30, "quarter past": 15}.get(spoken.group(1).removeprefix("a "), -15)
+    spoken = re.match(rf"(half past|(?:a )?quarter past|(?:a )?quarter to|half) ({NUMBER}|\d{{1,2}})", lowered)
+    if spoken:  # "half ten" is half past ten
+        offset = {"half past": 30, "half": 30, "quarter past": 15}.get(spoken.group(1).removeprefix("a "), -15)
+        hour = int(number(spoken.group(2)))
         meridiem = re.search(r"am|pm|morning|afternoon|evening|night", lowered[spoken.end() :])
         kind = None if meridiem is None else "am" if meridiem.group() in ("am", "morning") else "pm"
         minutes_after = [(span[0] + offset, span[1] + offset) for span in clock(hour, 0, kind)]
@@ -451,12 +468,23 @@ def clock_values(lowered: str, written: str, start: int) -> list[Value]:
         hour, minute = (int(digits.group(1)), int(digits.group(2) or 0)) if digits else (int(number(head)), 0)
         meridiem = "am" if said.group(1) == "morning" or (said.group(1) is None and hour == 12) else "pm"
         return [Value("clock", written, clock(hour, minute, meridiem), start)]
-    values = [Value("clock", name, ((NAMED_TIMES[name],) * 2,), start + lowered.find(name)) for name in ("noon", "midday") if name in lowered]
-    if spoken := re.search(rf"\b({HOUR_WORDS})$", lowered):  # "by seven"
-        values.append(Value("clock", spoken.group(1), clock(int(number(spoken.group(1))), 0, None), start + spoken.start()))
-    for time in re.finditer(r"(\d{1,2})(?:[:.](\d{2}))?\s?(am|pm|a\.m\.|p\.m\.)?", lowered):
-        hour, minute, meridiem = int(time.group(1)), int(time.group(2) or 0), time.group(3)
+    values = [Value("clock", name, ((NAMED_TIMES[name],) * 2,), start + lowered.find(name)) for name in NAMED_TIMES if name in lowered]
+    for time in TIME_OF_DAY.finditer(lowered):
+        (hour, minute), meridiem = hour_and_minute(time), time.group("meridiem")
         if hour > 24 or minute > 59:
             return []
         values.append(Value("clock", time.group(0).strip(), clock(hour, minute, meridiem), start + time.start()))
-    return values
+    return sorted(values, key=lambda v: v.start)
+
+
+TIME_OF_DAY = re.compile(
+    rf"(?:\b(?P<hour>\d{{1,2}})(?:[:.](?P<minute>\d{{2}}))?|\b(?P<word>{HOUR_WORDS}|one)(?:[- ](?P<spoken>fifteen|thirty|forty-five))?\b)"
+    r"(?: o'clock)?\s?(?P<meridiem>am|pm|a\.m\.|p\.m\.)?"
+)
+"""One time of a clock match, in digits ("10:30pm") or words ("ten thirty", "by seven")."""
+
+
+def hour_and_minute(time: re.Match) -> tuple[int, int]:
+    if time.group("word"):
+        return int(number(time.group("word"))), int(number(time.group("spoken"))) if time.group("spoken") else 0
+    return int(time.group("hour")), int(time.group("minute") or 0)

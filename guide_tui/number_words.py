@@ -8,6 +8,8 @@ UNITS = {
 }  # fmt: skip
 TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 SCALES = {"hundred": 100, "thousand": 1000}
+PHRASES = {"half a dozen": 6, "a dozen": 12, "dozen": 12, "a couple of": 2, "a couple": 2, "a pair of": 2}
+"""Numbers said as phrases: "a couple of cafés" is two cafés."""
 
 COUNT_WORDS = tuple(word for word in (*UNITS, *TENS, "hundred") if word != "zero")
 """The words a count, duration or distance is written with ("ninety minutes", "a hundred metres")."""

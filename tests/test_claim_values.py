@@ -46,6 +46,17 @@ def only(text: str):
         ("a hundred and eighty thousand", "180,000"),
         ("two hundred and fifty metres", "250 metres"),
         ("cleared by seven", "cleared by 7am"),  # an hour in words after "by"
+        ("a walk of two and a half hours", "150 minutes"),  # not "a half hour"
+        ("one and a half hours", "an hour and a half"),
+        ("three quarters of an hour", "45 minutes"),
+        ("half a mile", "800 metres"),
+        ("a quarter of a kilometre", "250 m"),
+        ("a couple of cafés", "two cafés"),
+        ("a fortnight", "fourteen days"),
+        ("shuts at nine pm", "shuts at 21:00"),
+        ("back by half eight", "back by 8:30"),  # "half eight" is half past eight
+        ("at ten o'clock", "at 10am"),
+        ("opens at ten thirty am", "opens at 10:30am"),
     ],
 )
 def test_a_value_restated_another_way_matches(claim, source):
@@ -76,6 +87,11 @@ def test_a_value_restated_another_way_matches(claim, source):
         ("just under half an hour", "40 minutes"),
         ("in early spring", "in late spring"),
         ("an extra fourteen minutes", "add four minutes"),  # "fourteen" is not "four" and "teen"
+        ("three quarters of an hour", "15 minutes"),
+        ("half a mile", "two miles"),
+        ("a couple of cafés", "three cafés"),
+        ("shuts at nine pm", "shuts at 9am"),
+        ("back by half eight", "back by 8pm"),
     ],
 )
 def test_a_changed_value_does_not_match(claim, source):
@@ -86,6 +102,8 @@ def test_values_keep_their_kind_and_every_number_is_read_once():
     kinds = [(v.kind, v.text) for v in values_in("The coast road is slow: 22 miles take 40 minutes, with four buses a day.")]
     assert kinds == [("distance", "22 miles"), ("duration", "40 minutes"), ("count", "four")]
     assert [v.text for v in values_in("Food from 12 to 2 and again from 6 to 8:30.")] == ["12", "2", "6", "8:30"]
+    assert [v.text for v in values_in("Food from noon to three and again from five to nine.")] == ["noon", "three", "five", "nine"]
+    assert [v.kind for v in values_in("From five to nine walkers use it.")] == ["count", "count"]  # counts, not hours
     assert values_in("Trains run on Fridays and Saturdays.")[0].readings == (frozenset({4, 5}),)
 
 
