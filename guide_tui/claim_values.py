@@ -49,6 +49,9 @@ HEDGED = re.compile(r"(?:just|a little|a bit|slightly) (under|over|less than|mor
 WEEKDAYS = [d.lower() for d in WEEKDAY_NAMES]
 MONTHS = [m.lower() for m in MONTH_NAMES]
 ALL_DAYS = frozenset(range(7))
+WEEKEND = frozenset({5, 6})
+WEEKEND_NIGHTS = frozenset({4, 5})
+"""The nights of a weekend: Friday and Saturday."""
 ALL_MONTHS = frozenset(range(1, 13))
 SEASONS = {
     "spring": frozenset({3, 4, 5}), "summer": frozenset({6, 7, 8}), "high summer": frozenset({7, 8}),
@@ -103,8 +106,15 @@ class Value:
     hedge: str = ""  # "under" / "over" for "just under half an hour", "nearly an hour", "just over a mile"
     counted: str = ""  # for a count, the word after it: what it counts ("four pubs")
 
+    def comparable(self, other: Value) -> bool:
+        """Can `other` state this value: the same kind, or for a bare count an amount with a unit ("another
+        twenty" after "35 minutes" is the guide's "20 more minutes")."""
+        return self.kind == other.kind or (self.kind == "count" and other.kind in ("duration", "distance"))
+
     def matches(self, other: Value) -> bool:
         """Does `other` (in the evidence) state this value (in the claim)?"""
+        if self.kind == "count" and other.kind in ("duration", "distance"):
+            return any(abs(a - b) < 1e-6 for a in self.readings for b in written_numbers(other.text))
         if self.kind != other.kind:
             return False
         if self.kind in ("clock", "year"):
@@ -115,6 +125,8 @@ class Value:
                 return False
             if self.is_range:
                 return mine == theirs
+            if self.kind == "day" and mine == WEEKEND and theirs == WEEKEND_NIGHTS and "weekend" in self.text.lower():
+                return True  # "late at weekends" for "until midnight on Fridays and Saturdays"
             return bool(mine & theirs) if self.loose else mine <= theirs
         if self.hedge and self.kind in ("duration", "distance", "count"):  # "just under half an hour" is 25 minutes
             low, high = (1 - HEDGE, 1.0) if self.hedge == "under" else (1.0, 1 + HEDGE)
@@ -124,6 +136,11 @@ class Value:
         if self.kind == "price" and None in self.readings + other.readings:  # an unstated charge: any price but free
             return all((a is None or a > 0) and (b is None or b > 0) for a in self.readings for b in other.readings)
         return any(abs(a - b) < 1e-6 for a in self.readings for b in other.readings)
+
+
+def written_numbers(text: str) -> list[float]:
+    """The numbers as written in a value's text: "20 more minutes" 20, "two to four miles" 2 and 4."""
+    return [number(n) for n in re.findall(rf"(?<![\w.]){NUMBER}(?![\w.])", text.lower())]
 
 
 def overlaps(a, b) -> bool:
@@ -253,6 +270,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
     )),
     ("duration", re.compile(
         rf"\b(?:an? )?(?:hour and an? half|hour and (?:{NUMBER}) minutes?)\b|\b(?:{NUMBER}) and a half hours?\b"
+        rf"|\b(?:{NUMBER}|an?) (?:hours?|hrs?),? (?:and )?(?:{NUMBER}) (?:minutes?|mins?)\b"
         rf"|\b(?:three[- ])?quarters? of an hour\b|\b(?:an? )?quarter (?:of an hour|hour)\b|\bhalf an hour\b|\bhalf[- ]hour(?:ly)?\b|\bhalf a day\b"
         rf"|\b(?:every|each) (?:(?:{NUMBER}) )?(?:hours?|minutes?)\b|\b(?:two-|three-)?hourly\b|\bon the hour\b|\bonce an hour\b"
         rf"|\b(?:(?:{NUMBER}) times|twice) (?:an|a|per) hour\b"
@@ -260,9 +278,9 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         r"[- ](?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|fortnights?|months?|years?)\b'?"
         rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|fortnight|month|year)\b(?![- ]{NOT_A_DURATION})"
     )),
-    ("ratio", re.compile(r"\b(?:a third|a quarter|half|twice|double|two times|three times)\b"
+    ("ratio", re.compile(r"\b(?:a third|a quarter|half|twice|doubl(?:e|es|ed|ing)|two times|three times)\b"
         r"(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year|kilomet|km|metre|meter))(?! (?:a|an|per) )")),
-    ("distance", re.compile(rf"\b(?:{FRACTION_OF}|{SOME})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?"
+    ("distance", re.compile(rf"\b(?:{FRACTION_OF}|{SOME})(?: and a half)?(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?"
         rf"(?:[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)|(?<=\d) ?m)\b")),
     ("month", re.compile(rf"\b(?:between |from )?{MONTH_NAME}(?:{LINK}|\s+and\s+){MONTH_NAME}\b|\b{MONTH_NAME}\b|\b(?:{ALL_YEAR})\b")),
     ("clock", re.compile(
@@ -361,7 +379,7 @@ def read(kind: str, lowered: str, written: str, start: int) -> list[Value]:
         pounds = None if amount is None else number(amount.group(1)) / (100 if re.search(r"pence|\dp$", lowered) else 1)
         return [Value(kind, written, (pounds,), start)]
     if kind == "ratio":
-        return [Value(kind, written, (FRACTIONS[lowered],), start)]
+        return [Value(kind, written, (FRACTIONS[re.sub(r"^doubl\w*", "double", lowered)],), start)]
     if kind == "year":
         return [Value(kind, written, (year_span(lowered),), start)]
     if kind in ("duration", "distance"):
@@ -405,7 +423,9 @@ def amounts(text: str) -> tuple[list[float], str]:
     """The numbers of "two to four miles" / "an hour" / "15-minute", and the unit word (singular)."""
     unit = re.findall(r"[a-z]+", text)[-1]
     head = re.sub(r"\b(?:more|extra|further)\b", " ", text[: text.rfind(unit)])
-    numbers = [number(n) for n in re.findall(rf"(?:{NUMBER}|\ban?\b|\bone\b)", head)]
+    numbers = [number(n) for n in re.findall(rf"(?:{NUMBER}|\ban?\b|\bone\b)", re.sub(r" and a half\b", "", head))]
+    if numbers and " and a half" in head:  # "six and a half kilometres"
+        numbers = [numbers[0] + 0.5, *numbers[1:]]
     return numbers or [1.0], unit.removesuffix("s") if unit not in ("feet",) else unit
 
 
@@ -435,6 +455,8 @@ def minutes(text: str) -> list[float]:
         return [90.0]
     if m := re.search(rf"hour and ({NUMBER}) minute", text):
         return [60.0 + number(m.group(1))]
+    if m := re.fullmatch(rf"({NUMBER}|an?) (?:hours?|hrs?),? (?:and )?({NUMBER}) (?:minutes?|mins?)", text):
+        return [60.0 * number(m.group(1)) + number(m.group(2))]
     if m := re.search(rf"(?:({NUMBER}) times|twice) (?:an|a|per) hour", text):  # "four times an hour" is every 15 minutes
         return [60.0 / (number(m.group(1)) if m.group(1) else 2.0)]
     if re.search(r"hourly|on the hour|once an hour|(?:every|each) hour\b", text):

@@ -64,9 +64,11 @@ FILLER = frozenset(
     plenty several lots altogether entirely completely fully totally fairly pretty
     until till while whilst ago centuries decades ages all every each any both some either apart besides
     rates rated describes described calls called lists listed mentions mentioned reckons recommends
+    up
     """.split()
 )
-"""Words a claim can add without adding a fact ("usually", "visitors", "you'll find", "the guide rates")."""
+"""Words a claim can add without adding a fact ("usually", "visitors", "you'll find", "the guide rates"), and "up"
+of a phrasal verb ("sets up", "walks up"); not "off" or "out", which can turn a thing off or sold out."""
 
 
 @dataclass(frozen=True)
@@ -585,7 +587,7 @@ def value_problem(
     score = {id(s): closeness(clause, claim.vector, s) for s in related}
     if problem := count_problem(value, related):
         return problem
-    holders = [s for s in related if any(v.kind == value.kind for v in s.values)]
+    holders = [s for s in related if any(value.comparable(v) for v in s.values)]
     if holders:
         top = max(score[id(s)] for s in holders)
         margin = settings.value_margin if clause.free_words else 1.0  # "and not at all on Sundays" says nothing to rank by
@@ -600,7 +602,7 @@ def value_problem(
     closest = max(holders, key=lambda s: score[id(s)], default=None)
     if closest is None or score[id(closest)] < score[id(best)] - settings.value_margin:  # only far-off sentences give one
         return ("value", f'gives {KIND_NAMES[value.kind]} ("{value.text}") the guide does not', best)
-    theirs = [v.text for v in closest.values if v.kind == value.kind]
+    theirs = [v.text for v in closest.values if value.comparable(v)]
     return ("value", f'says "{value.text}" where the guide says "{" / ".join(dict.fromkeys(theirs))}"', closest)
 
 

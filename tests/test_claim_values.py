@@ -57,6 +57,11 @@ def only(text: str):
         ("back by half eight", "back by 8:30"),  # "half eight" is half past eight
         ("at ten o'clock", "at 10am"),
         ("opens at ten thirty am", "opens at 10:30am"),
+        ("1 hr 10 mins", "70 minutes"),
+        ("two hours and fifteen minutes", "135 minutes"),
+        ("six and a half kilometres", "four miles"),
+        ("late at weekends", "late on Fridays and Saturdays"),  # a weekend's nights
+        ("twice that", "it doubles"),
     ],
 )
 def test_a_value_restated_another_way_matches(claim, source):
@@ -92,6 +97,8 @@ def test_a_value_restated_another_way_matches(claim, source):
         ("a couple of cafés", "three cafés"),
         ("shuts at nine pm", "shuts at 9am"),
         ("back by half eight", "back by 8pm"),
+        ("1 hr 10 mins", "an hour"),
+        ("on weekdays", "on Fridays and Saturdays"),
     ],
 )
 def test_a_changed_value_does_not_match(claim, source):

@@ -293,6 +293,15 @@ PARAPHRASES = [
     ("Where is the closest full hospital?", "According to the accessibility guide, the closest full hospital is in Marchwood [guide_accessibility.md]."),
     ("Is the Brightwater river path flat?",
      "According to the walking guide, the Brightwater river path is level the whole way and has a made surface [guide_walking.md]."),
+    # values written another way: hours and minutes together, a unit left for the reader to carry over,
+    # a weekend's nights, a verb for a ratio, a phrasal verb
+    ("How do I get to Pellew Sands?", "From the hub the train to Pellew Sands takes 1 hr 10 mins [guide_pellew_sands.md]."),
+    ("How do I get to Corry Vale?",
+     "From Brightwater you drive thirty-five minutes on a good road and then another twenty on a poor one [guide_corry_vale.md]."),
+    ("How late can I eat in Marchwood?", "Marchwood kitchens stay open till midnight at weekends and till 22:30 on other nights [guide_marchwood.md]."),
+    ("How many people live in Brightwater?", "Around forty thousand people live in Brightwater, twice that in term time [guide_brightwater.md]."),
+    ("How far is the Brightwater river walk?",
+     "The river walk heads upstream for about four miles, roughly six and a half kilometres, to a weir [guide_brightwater.md]."),
 ]
 
 
@@ -337,3 +346,11 @@ def test_chunks_beyond_the_cutoff_are_no_evidence(retriever, bundled_index):
     beyond = [dataclasses.replace(h, above_cutoff=h.chunk.chunk_id == "guide_kestrelford.md#2") for h in retrieval.hits]
     check = check_claims(claim, dataclasses.replace(retrieval, hits=beyond).within_cutoff, bundled_index.embedder)
     assert check.unsupported == [claim] and check.citations == []
+
+
+def test_a_number_whose_unit_is_left_to_the_reader_is_still_compared(hits_for, bundled_index):
+    """"another twenty" after "35 minutes" is the guide's "20 more minutes"; "another forty" is not."""
+    question = "How do I get to Corry Vale?"
+    claim = "From Brightwater you drive thirty-five minutes on a good road and then another forty on a poor one [guide_corry_vale.md]."
+    (flag,) = check_claims(claim, hits_for(question), bundled_index.embedder, chunks=bundled_index.chunks).flags
+    assert flag.kind == "value" and "forty" in flag.reason
