@@ -9,8 +9,12 @@ it in its clause, and OPPOSITES lists the pairs the guides use, each side a shor
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+
+from guide_tui.paths import BUNDLED_MODEL
 
 NEGATORS = frozenset(
     "not no never none nothing nowhere nobody neither nor without cannot rarely seldom hardly barely absence lack lacks stopped ceased".split()
@@ -27,9 +31,10 @@ more than ten minutes" are "within ten"), "not only", an answering "No,"."""
 DENYING_SIDES = ("open", "allowed")
 ONLY = re.compile(
     r"\b(?:only|solely|exclusively)\b(?:\s+[a-z-]+){0,2}?\s+(?:in|on|at|from|between|during|for|to|until|till|by|when|if|after|before|outside)\b"
-    r"|\b(?:except|apart from|other than|but for|save for)\b"
+    r"|\b(?:except|apart from|other than|but for|save for)\b|\b[a-z]+ only[.!?]?$"
 )
-"""An exclusive clause says yes and no at once: "only allowed on two fields" is "banned everywhere else",
+"""An exclusive clause says yes and no at once: "only allowed on two fields" is "banned everywhere else", "takes
+cards only" is "takes no cash",
 "nothing apart from the town routes" is "the town routes" (but "only advisory", limited to nothing, is
 "merely advisory")."""
 """Opposite pairs whose second side denies what follows it too: "closed on Mondays", "banned on the headland"."""
@@ -104,6 +109,31 @@ ANY_NEGATOR = re.compile(
 )
 """Every negator in one search (most clauses have none): the words of NEGATORS as whole words, "n't", the phrases."""
 
+PREFIXES = (("non-", ""), ("non", ""), ("un", ""), ("in", "ible able ent ant ate ive ect ete"), ("im", "ible able ent ant ate ive ect ete"))
+"""Prefixes that deny their word ("unnecessary" is "not necessary"), each with the endings its root must have: after
+"in" and "im" only adjectives ("inaccessible", "impassable"; not "inland", "income", "information")."""
+NOT_PREFIXED = frozenset("unless unlike unions unrest incredible incorporate indifferent".split())
+"""Words that read as a prefix and a word but deny nothing."""
+PREFIXED = re.compile(r"(?<![a-z'-])(?:non-?|un|i[nm])[a-z]{4,}(?![a-z'-])")
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """Whole words of the bundled model's vocabulary: what a prefixed word's root must be ("un" + "usual")."""
+    vocabulary = json.loads((BUNDLED_MODEL / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
+    return frozenset(word for word in vocabulary if word.isalpha())
+
+
+def denies_itself(word: str) -> bool:
+    """Is this a word its prefix turns round ("unnecessary", "incompatible", "non-existent")?"""
+    if word in NOT_PREFIXED:
+        return False
+    for prefix, endings in PREFIXES:
+        root = word[len(prefix) :]
+        if word.startswith(prefix) and len(root) >= 4 and (not endings or root.endswith(tuple(endings.split()))):
+            return root in english_words()
+    return False
+
 
 @dataclass(frozen=True)
 class Polarity:
@@ -126,6 +156,11 @@ def polarity(clause: str) -> Polarity:
     text = normalised(clause)
     kept = NOT_NEGATING.sub(lambda m: " " * len(m.group()), text) if ANY_NEGATOR.search(text) else text
     negators = sorted(m.end() for m in ANY_NEGATOR.finditer(kept))
+    side_spans = [m.span() for m in ANY_SIDE.finditer(text)]  # "unsafe", "unlocked" take a side instead
+    negators = sorted(
+        negators
+        + [m.start() for m in PREFIXED.finditer(kept) if denies_itself(m.group()) and not any(a <= m.start() < b for a, b in side_spans)]
+    )
     sides: dict[str, set[int]] = {}
     said: dict[str, str] = {}
     spans: list[tuple[int, int]] = []

@@ -139,6 +139,11 @@ def test_a_count_keeps_what_it_counts():
         ("The lighthouse isn't open to the public", False),  # the negator turned "open" round instead
         ("No, the line closed in 1963", False),  # an answering "No,"
         ("Prices match Marchwood rather than village levels", True),
+        ("A reservation is unnecessary outside the summer", True),  # a prefix denies its word
+        ("The upper floor is inaccessible to wheelchairs", True),
+        ("The farm lies inland from the coast", False),  # "in" + "land" denies nothing
+        ("Arrive early unless you have booked", False),
+        ("The path is unsafe after rain", False),  # a side of a pair, read as the side
     ],
 )
 def test_denials_are_read_from_the_negators(clause, negative):
@@ -160,6 +165,7 @@ def test_denials_are_read_from_the_negators(clause, negative):
         ("the fare costs more than a taxi", "price", {-1}),
         ("the closures are only advisory", "enforced", {-1}),  # "only", limited to nothing, is "merely"
         ("parking is only allowed in the village", "allowed", {1, -1}),  # exclusive: allowed there, banned elsewhere
+        ("the kiosk is open on Saturdays only", "open", {1, -1}),  # "X only" is exclusive too
     ],
 )
 def test_a_clause_takes_a_side_of_an_opposite_pair(clause, concept, sides):

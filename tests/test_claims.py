@@ -300,6 +300,8 @@ PARAPHRASES = [
      "From Brightwater you drive thirty-five minutes on a good road and then another twenty on a poor one [guide_corry_vale.md]."),
     ("How late can I eat in Marchwood?", "Marchwood kitchens stay open till midnight at weekends and till 22:30 on other nights [guide_marchwood.md]."),
     ("How many people live in Brightwater?", "Around forty thousand people live in Brightwater, twice that in term time [guide_brightwater.md]."),
+    ("When should I book a room in Kestrelford?",  # "not needed" for the guide's "unnecessary"
+     "In Kestrelford you should book ahead between May and September, but outside those months it is not needed [guide_kestrelford.md]."),
     ("How far is the Brightwater river walk?",
      "The river walk heads upstream for about four miles, roughly six and a half kilometres, to a weir [guide_brightwater.md]."),
 ]
