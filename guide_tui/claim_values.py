@@ -83,13 +83,18 @@ EVERY_DAY = (
 )
 EXCEPTED = r"\b(?:except|apart from|other than|but not|excluding)(?: on)?\s+"
 EXCEPT = rf",?\s*{EXCEPTED}"
+EXCEPT_ALL = rf"(?:{EXCEPT}|,?\s*\bbut\s+(?:on\s+)?)"
+"""After "every day", a bare "but" excepts too ("every day but Tuesday")."""
 MONTH_NAME = rf"(?:(?:early|late|mid)[- ])?(?:{'|'.join(MONTHS)}|{'|'.join(sorted(SEASONS, key=len, reverse=True))})"
 DAY_FULL = "|".join(WEEKDAYS)
 DAY_SHORT = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4, "sat": 5, "sun": 6}
 SHORT_RANGE = rf"\b(?:{'|'.join(DAY_SHORT)})\.?\s*[-–]\s*(?:{'|'.join(DAY_SHORT)})\b\.?"
 """Abbreviated days only as a range ("Mon–Fri"): alone, "sat" and "sun" are words."""
+MONTH_SHORT = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
+MONTH_SHORT_RANGE = rf"\b({'|'.join(MONTH_SHORT)})\.?\s*[-–]\s*({'|'.join(MONTH_SHORT)})\b\.?"
+"""Abbreviated months, likewise only as a range ("Nov–Feb", "Sept-Oct")."""
 DAY_NAME = rf"(?:(?:{DAY_FULL})s?|weekdays?|weekends?|weeknights?)"
-LINK = r"\s*(?:to|-|–|until|till|through)\s*"
+LINK = r"\s*(?:\bto\b|-|–|\buntil\b|\btill\b|\bthrough\b)\s*"
 
 
 @dataclass(frozen=True)
@@ -205,7 +210,7 @@ def day_names(text: str) -> frozenset[int]:
 
 def day_set(text: str) -> frozenset[int]:
     """day_names, less the days after "except" / "apart from" ("every day except Tuesdays")."""
-    parts = re.split(EXCEPT, text, maxsplit=1)
+    parts = re.split(EXCEPT_ALL, text, maxsplit=1) if re.match(EVERY_DAY, text) else re.split(EXCEPT, text, maxsplit=1)
     return day_names(parts[0]) - (day_names(parts[1]) if len(parts) > 1 else frozenset())
 
 
@@ -225,6 +230,9 @@ def month_set(text: str) -> tuple[frozenset[int], bool]:
     """Months named in text ("May to September", "in winter", "all year"), and whether only seasons named them."""
     if re.search(ALL_YEAR, text):
         return ALL_MONTHS, False
+    if short := re.fullmatch(MONTH_SHORT_RANGE, text):
+        start, end = MONTH_SHORT[short.group(1)], MONTH_SHORT[short.group(2)]
+        return frozenset(((start - 1 + n) % 12) + 1 for n in range((end - start) % 12 + 1)), False
     span = re.search(rf"({MONTH_NAME}){LINK}({MONTH_NAME})|between ({MONTH_NAME}) and ({MONTH_NAME})", text)
     if span:
         first, last = [g for g in span.groups() if g]
@@ -264,7 +272,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         r"|\b(?:twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth)[- ]century\b"
     )),
     ("day", re.compile(
-        rf"\b(?:{EVERY_DAY})(?:{EXCEPT}(?:{DAY_NAME}))?(?:,? (?:{DAY_NAME}) included)?\b"
+        rf"\b(?:{EVERY_DAY})(?:{EXCEPT_ALL}(?:{DAY_NAME}))?(?:,? (?:{DAY_NAME}) included)?\b"
         rf"|{EXCEPTED}{DAY_NAME}(?:\s*(?:,|and|or)\s*{DAY_NAME})*\b|{SHORT_RANGE}"
         rf"|\b(?:from )?{DAY_NAME}(?:{LINK}{DAY_NAME}|(?:\s*(?:,|and|or)\s*{DAY_NAME})+)?\b"
     )),
@@ -282,7 +290,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         r"(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year|kilomet|km|metre|meter))(?! (?:a|an|per) )")),
     ("distance", re.compile(rf"\b(?:{FRACTION_OF}|{SOME})(?: and a half)?(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?"
         rf"(?:[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)|(?<=\d) ?m)\b")),
-    ("month", re.compile(rf"\b(?:between |from )?{MONTH_NAME}(?:{LINK}|\s+and\s+){MONTH_NAME}\b|\b{MONTH_NAME}\b|\b(?:{ALL_YEAR})\b")),
+    ("month", re.compile(rf"{MONTH_SHORT_RANGE}|\b(?:between |from )?{MONTH_NAME}(?:{LINK}|\s+and\s+){MONTH_NAME}\b|\b{MONTH_NAME}\b|\b(?:{ALL_YEAR})\b")),
     ("clock", re.compile(
         rf"\b{HOUR}{MERIDIEM}|\b\d{{1,2}}:\d{{2}}\b"
         rf"|\b(?:(?:at|by|until|till|from|before|after) )?(?:{NUMBER}|{HOUR})(?: o'clock)? (?:in the (?:morning|afternoon|evening)|at night)\b"

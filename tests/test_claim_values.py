@@ -62,6 +62,9 @@ def only(text: str):
         ("six and a half kilometres", "four miles"),
         ("late at weekends", "late on Fridays and Saturdays"),  # a weekend's nights
         ("twice that", "it doubles"),
+        ("in October", "from September to October"),  # "October" holds "to" but is no range
+        ("in Sept-Oct", "from September to October"),
+        ("every day but Wednesday", "every day except Wednesdays"),
     ],
 )
 def test_a_value_restated_another_way_matches(claim, source):
@@ -99,6 +102,8 @@ def test_a_value_restated_another_way_matches(claim, source):
         ("back by half eight", "back by 8pm"),
         ("1 hr 10 mins", "an hour"),
         ("on weekdays", "on Fridays and Saturdays"),
+        ("in Sept-Oct", "from September to November"),
+        ("every day but Wednesday", "every day"),
     ],
 )
 def test_a_changed_value_does_not_match(claim, source):
@@ -121,6 +126,7 @@ def test_words_that_look_like_days_or_numbers_are_not_values():
     assert [v.kind for v in values_in("Prices fall by about half.")] == ["ratio"]  # "fall" the verb, no season
     assert only("Rain comes in the fall.").readings == (frozenset({9, 10, 11}),)
     assert [v.kind for v in values_in("Walk to one end.")] == []  # "at one", "to one" are no hour
+    assert [v.text for v in values_in("Trains run on weekdays but Sundays are quiet.")] == ["weekdays", "Sundays"]  # "but" excepts only after "every day"
 
 
 def test_a_count_keeps_what_it_counts():
