@@ -44,7 +44,11 @@ DISTANCE_UNITS = {
 }  # fmt: skip
 DISTANCE_TOLERANCE = 0.1  # "about 10 km" restates "six miles"
 HEDGE = 0.25  # how far "just under" / "nearly" / "just over" may be from the amount it names
-HEDGED = re.compile(r"(?:just|a little|a bit|slightly) (under|over|less than|more than)\s*$|(nearly|almost)\s*$")
+HEDGED = re.compile(
+    r"(?:just|a little|a bit|slightly) (under|over|less than|more than)\s*$|(nearly|almost)\s*$"
+    r"|(about|around|roughly|approximately|some|approx\.?|circa)\s*$"
+)
+APPROXIMATE = 0.1  # how far "about an hour" may be from the amount it rounds ("55 minutes")
 
 WEEKDAYS = [d.lower() for d in WEEKDAY_NAMES]
 MONTHS = [m.lower() for m in MONTH_NAMES]
@@ -108,7 +112,7 @@ class Value:
     is_range: bool = False  # "from May to September": the claim states both ends, not a part
     negative: bool | None = False  # "closed on Mondays", "no buses on Sundays" (set by the caller from polarity); None: either
     loose: bool = False  # a season in a claim: overlapping the evidence is enough
-    hedge: str = ""  # "under" / "over" for "just under half an hour", "nearly an hour", "just over a mile"
+    hedge: str = ""  # "under" / "over" for "just under half an hour", "nearly an hour", "just over a mile"; "about"
     counted: str = ""  # for a count, the word after it: what it counts ("four pubs")
 
     def comparable(self, other: Value) -> bool:
@@ -134,7 +138,7 @@ class Value:
                 return True  # "late at weekends" for "until midnight on Fridays and Saturdays"
             return bool(mine & theirs) if self.loose else mine <= theirs
         if self.hedge and self.kind in ("duration", "distance", "count"):  # "just under half an hour" is 25 minutes
-            low, high = (1 - HEDGE, 1.0) if self.hedge == "under" else (1.0, 1 + HEDGE)
+            low, high = {"under": (1 - HEDGE, 1.0), "over": (1.0, 1 + HEDGE), "about": (1 - APPROXIMATE, 1 + APPROXIMATE)}[self.hedge]
             return any(a * low <= b <= a * high for a in self.readings for b in other.readings)
         if self.kind == "distance":
             return any(abs(a - b) <= DISTANCE_TOLERANCE * max(a, b) for a in self.readings for b in other.readings)
@@ -361,6 +365,8 @@ def hedged(value: Value, lowered: str) -> Value:
     said = HEDGED.search(lowered[max(0, value.start - 20) : value.start])
     if not said or value.kind not in ("duration", "distance", "count"):
         return value
+    if said.group(3):
+        return replace(value, hedge="about")
     return replace(value, hedge="over" if (said.group(1) or "") in ("over", "more than") else "under")
 
 

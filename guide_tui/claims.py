@@ -587,10 +587,10 @@ def value_problem(
     score = {id(s): closeness(clause, claim.vector, s) for s in related}
     if problem := count_problem(value, related):
         return problem
-    holders = [s for s in related if any(value.comparable(v) for v in s.values)]
-    if holders:
-        top = max(score[id(s)] for s in holders)
-        margin = settings.value_margin if clause.free_words else 1.0  # "and not at all on Sundays" says nothing to rank by
+    margin = settings.value_margin if clause.free_words else 1.0  # "and not at all on Sundays" says nothing to rank by
+    for kinds in (lambda v: v.kind == value.kind, value.comparable):  # a bare "15" is first a count, then "15 minutes"
+        holders = [s for s in related if any(kinds(v) for v in s.values)]
+        top = max((score[id(s)] for s in holders), default=0.0)
         if any(value.matches(v) for s in holders if score[id(s)] >= top - margin for v in s.values):
             return None
     best = max(related, key=lambda s: score[id(s)])

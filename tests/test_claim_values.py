@@ -65,6 +65,8 @@ def only(text: str):
         ("in October", "from September to October"),  # "October" holds "to" but is no range
         ("in Sept-Oct", "from September to October"),
         ("every day but Wednesday", "every day except Wednesdays"),
+        ("about an hour", "55 minutes"),  # "about" rounds, within a tenth
+        ("roughly 3 km", "two miles"),
     ],
 )
 def test_a_value_restated_another_way_matches(claim, source):
@@ -104,6 +106,7 @@ def test_a_value_restated_another_way_matches(claim, source):
         ("on weekdays", "on Fridays and Saturdays"),
         ("in Sept-Oct", "from September to November"),
         ("every day but Wednesday", "every day"),
+        ("about an hour", "45 minutes"),
     ],
 )
 def test_a_changed_value_does_not_match(claim, source):

@@ -302,6 +302,9 @@ PARAPHRASES = [
     ("How many people live in Brightwater?", "Around forty thousand people live in Brightwater, twice that in term time [guide_brightwater.md]."),
     ("When should I book a room in Kestrelford?",  # "not needed" for the guide's "unnecessary"
      "In Kestrelford you should book ahead between May and September, but outside those months it is not needed [guide_kestrelford.md]."),
+    ("How long is the drive to Kestrelford?", "The drive from Brightwater to Kestrelford is about an hour [guide_kestrelford.md]."),
+    ("How do I get around Marchwood?",  # a count of lines beside intervals whose unit is left off
+     "Marchwood's four tram lines run until midnight, every 8 minutes on weekdays and every 15 at weekends [guide_marchwood.md]."),
     ("How far is the Brightwater river walk?",
      "The river walk heads upstream for about four miles, roughly six and a half kilometres, to a weir [guide_brightwater.md]."),
 ]
