@@ -256,6 +256,8 @@ def month_set(text: str) -> tuple[frozenset[int], bool]:
 # ---------------------------------------------------------------- reading values out of a sentence
 
 
+DOUBLE_VERB = r"double(?=\s*(?:[.,;]|$| (?:the|that|this|what|its|their|in|at|during|when|over|from|to|on)\b))|doubl(?:es|ed|ing)"
+""""double" as a verb or "double the": "double rooms" are no ratio."""
 NOT_A_DURATION = r"(?:tickets?|pass(?:es)?|returns?|trips?|trippers?|visitors?|rovers?)\b"
 """Nouns "a day" describes rather than lasts: "a day ticket", "a day trip"."""
 NOT_AFTER_HOUR = (
@@ -287,13 +289,13 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"|\b(?:every|each) (?:(?:{NUMBER}) )?(?:hours?|minutes?)\b|\b(?:two-|three-)?hourly\b|\bon the hour\b|\bonce an hour\b"
         rf"|\b(?:(?:{NUMBER}) times|twice) (?:an|a|per) hour\b"
         rf"|\b(?:{NUMBER})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| extra| further)?"
-        r"[- ](?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|fortnights?|months?|years?)\b'?"
+        r"(?:[- ]|(?<=\d))(?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|fortnights?|months?|years?)\b'?"
         rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|fortnight|month|year)\b(?![- ]{NOT_A_DURATION})"
     )),
-    ("ratio", re.compile(r"\b(?:a third|a quarter|half|twice|doubl(?:e|es|ed|ing)|two times|three times)\b"
+    ("ratio", re.compile(rf"\b(?:a third|a quarter|half|twice|{DOUBLE_VERB}|two times|three times)\b"
         r"(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year|kilomet|km|metre|meter))(?! (?:a|an|per) )")),
     ("distance", re.compile(rf"\b(?:{FRACTION_OF}|{SOME})(?: and a half)?(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?"
-        rf"(?:[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)|(?<=\d) ?m)\b")),
+        rf"(?:[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)|(?<=\d) ?(?:m|km|miles?))\b")),
     ("month", re.compile(rf"{MONTH_SHORT_RANGE}|\b(?:between |from )?{MONTH_NAME}(?:{LINK}|\s+and\s+){MONTH_NAME}\b|\b{MONTH_NAME}\b|\b(?:{ALL_YEAR})\b")),
     ("clock", re.compile(
         rf"\b{HOUR}{MERIDIEM}|\b\d{{1,2}}:\d{{2}}\b"
@@ -308,7 +310,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"|\b(?:early |late |mid-?)?(?:{'|'.join(PARTS_OF_DAY)})\b"
     )),
     ("ordinal", re.compile(rf"(?<!\ba )\b(?:{'|'.join(o for o in ORDINALS if o != 'first')})\b|\b\d{{1,2}}(?:st|nd|rd|th)\b(?![- ]century)")),
-    ("count", re.compile(rf"\b(?:{NUMBER}|once|twice)\b")),
+    ("count", re.compile(rf"\b(?:{NUMBER}|(?:once|twice)(?= (?:a|an|per|every|each)\b))\b")),
 ]
 
 

@@ -67,6 +67,8 @@ def only(text: str):
         ("every day but Wednesday", "every day except Wednesdays"),
         ("about an hour", "55 minutes"),  # "about" rounds, within a tenth
         ("roughly 3 km", "two miles"),
+        ("a 5km loop", "three miles"),  # a unit written against its number
+        ("takes 10mins", "ten minutes"),
     ],
 )
 def test_a_value_restated_another_way_matches(claim, source):
@@ -130,6 +132,8 @@ def test_words_that_look_like_days_or_numbers_are_not_values():
     assert only("Rain comes in the fall.").readings == (frozenset({9, 10, 11}),)
     assert [v.kind for v in values_in("Walk to one end.")] == []  # "at one", "to one" are no hour
     assert [v.text for v in values_in("Trains run on weekdays but Sundays are quiet.")] == ["weekdays", "Sundays"]  # "but" excepts only after "every day"
+    assert values_in("Once the students go home, book a double room.") == []  # "once" the conjunction, "double" the adjective
+    assert [v.text for v in values_in("Fares double in August, and the ferry runs once a day.")] == ["double", "August", "once"]
 
 
 def test_a_count_keeps_what_it_counts():
