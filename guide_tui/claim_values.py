@@ -509,6 +509,8 @@ def clock_values(lowered: str, written: str, start: int) -> list[Value]:
     values = [Value("clock", name, ((NAMED_TIMES[name],) * 2,), start + lowered.find(name)) for name in NAMED_TIMES if name in lowered]
     for time in TIME_OF_DAY.finditer(lowered):
         (hour, minute), meridiem = hour_and_minute(time), time.group("meridiem")
+        if meridiem is None and time.group("minute") and time.group("hour").startswith("0"):
+            meridiem = "am"  # "09:00" is written on a 24-hour clock
         if hour > 24 or minute > 59:
             return []
         values.append(Value("clock", time.group(0).strip(), clock(hour, minute, meridiem), start + time.start()))

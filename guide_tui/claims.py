@@ -627,7 +627,8 @@ def pairing_problem(clause: Clause, related: list[Said]) -> tuple[str, str, Said
     """Two values the claim ties together in one clause that the guide ties to other values
     ("every 15 minutes on weekdays" where the guide says "every 15 minutes at weekends"). A value the
     guide's sentence gives in a clause of its own is tied to the whole sentence ("every Tuesday a
-    market fills the square from 7am, and the stalls are gone by 1pm": Tuesday and 1pm)."""
+    market fills the square from 7am, and the stalls are gone by 1pm": Tuesday and 1pm); so is a value
+    in a clause with none of the other's kind ("a pub, in the third village, opens Thursday to Sunday")."""
     for a in clause.values:
         for b in clause.values:
             if a.kind == b.kind:
@@ -635,8 +636,11 @@ def pairing_problem(clause: Clause, related: list[Said]) -> tuple[str, str, Said
             together = [(c, s) for s in related for c in s.clauses if any(a.matches(v) for v in c.values)]
             if any(any(b.matches(v) for v in c.values) for c, _ in together):
                 continue
+            in_a_holder = any(b.matches(v) for _, s in together for v in s.values)
             for c, sentence in together:
                 others = [v.text for v in c.values if v.kind == b.kind]
+                if not others and not in_a_holder:  # the clause gives no such value: its sentence's are tied to it
+                    others = [v.text for v in sentence.values if v.kind == b.kind]
                 untied = [d for d in sentence.clauses if not any(v.kind == a.kind for v in d.values)]
                 if others and not any(b.matches(v) for d in untied for v in d.values):
                     return ("value", f'gives "{a.text}" with "{b.text}", where the guide gives it with "{" / ".join(others)}"', sentence)

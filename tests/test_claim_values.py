@@ -69,6 +69,7 @@ def only(text: str):
         ("roughly 3 km", "two miles"),
         ("a 5km loop", "three miles"),  # a unit written against its number
         ("takes 10mins", "ten minutes"),
+        ("shuts at 08:30", "shuts at 8:30am"),
     ],
 )
 def test_a_value_restated_another_way_matches(claim, source):
@@ -109,6 +110,7 @@ def test_a_value_restated_another_way_matches(claim, source):
         ("in Sept-Oct", "from September to November"),
         ("every day but Wednesday", "every day"),
         ("about an hour", "45 minutes"),
+        ("shuts at 08:30", "shuts at 8:30pm"),  # a leading zero is the 24-hour clock's morning
     ],
 )
 def test_a_changed_value_does_not_match(claim, source):

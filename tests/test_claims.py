@@ -235,6 +235,11 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "value", ['"every 15 minutes" with "weekdays"', '"weekends"'], None),
         ("What is there to eat in Kestrelford?", "Kestrelford has a bakery, four cafés and two pubs [guide_kestrelford.md].",
          "value", ['"four cafés"', '"two cafés"'], "Kestrelford has a bakery, two cafés and four pubs."),  # each number is in the guide, of other things
+        # a value tied to a place by the guide's sentence, though in a clause of its own
+        ("Where can I eat in Corry Vale?", "You can eat at the pub in the third village on any day of the week [guide_corry_vale.md].",
+         "value", ['"third" with "any day of the week"', '"from Thursday to Sunday"'], None),
+        # a 24-hour time with a leading zero is a morning time
+        ("Where can I eat in Corry Vale?", "The Corry Vale farm shop closes at 04:00 [guide_corry_vale.md].", "value", ['"04:00"', '"4pm"'], None),
     ],
 )  # fmt: skip
 def test_each_failure_kind_is_flagged_with_its_reason_and_source(hits_for, bundled_index, question, claim, kind, said, source):
