@@ -109,6 +109,8 @@ ANY_NEGATOR = re.compile(
 )
 """Every negator in one search (most clauses have none): the words of NEGATORS as whole words, "n't", the phrases."""
 
+DETERMINERS = re.compile(r"\b(?:no|without)\b")
+"""Negators that deny a thing ("no step-free route") rather than a statement ("is not step-free")."""
 PREFIXES = (("non-", ""), ("non", ""), ("un", ""), ("in", "ible able ent ant ate ive ect ete"), ("im", "ible able ent ant ate ive ect ete"))
 """Prefixes that deny their word ("unnecessary" is "not necessary"), each with the endings its root must have: after
 "in" and "im" only adjectives ("inaccessible", "impassable"; not "inland", "income", "information")."""
@@ -131,7 +133,8 @@ def denies_itself(word: str) -> bool:
     for prefix, endings in PREFIXES:
         root = word[len(prefix) :]
         if word.startswith(prefix) and len(root) >= 4 and (not endings or root.endswith(tuple(endings.split()))):
-            return root in english_words()
+            stem = re.sub(r"(?:able|ible)$", "", root)  # "passable": "pass" + "able"
+            return root in english_words() or (stem != root and len(stem) >= 3 and {stem, stem + "e"} & english_words() != set())
     return False
 
 
@@ -184,8 +187,12 @@ def polarity(clause: str) -> Polarity:
     if exclusive:
         sides = {concept: {1, -1} for concept in sides}
     in_spans = lambda offset: any(a <= offset < b for a, b in spans)  # noqa: E731
+    # "no step-free route": a determiner turns the side round and denies the thing after it too
+    denies_more = {
+        m.end() for m in DETERMINERS.finditer(kept) for a, b in spans if a >= m.end() and not text[m.end() : a].strip() and re.match(r" [a-z]", text[b : b + 2])
+    }
     words = [(m.group(), m.start()) for m in WORD.finditer(kept)] if negators else []
     content_after = {n for n in negators if any(start >= n and not is_negator(w) and not in_spans(start) and len(w) > 2 for w, start in words)}
-    negative = len([n for n in negators if n not in flipping and n in content_after]) % 2 == 1
+    negative = len([n for n in negators if (n not in flipping or n in denies_more) and n in content_after]) % 2 == 1
     sides_taken = {k: frozenset(v) for k, v in sides.items()}
     return Polarity(text, tuple(sorted(negators + denying)), sides_taken, said, spans, negative, exclusive)

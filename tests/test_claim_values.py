@@ -159,6 +159,9 @@ def test_a_count_keeps_what_it_counts():
         ("The farm lies inland from the coast", False),  # "in" + "land" denies nothing
         ("Arrive early unless you have booked", False),
         ("The path is unsafe after rain", False),  # a side of a pair, read as the side
+        ("After heavy snow the lane is impassable", True),  # "im" + "pass" + "able"
+        ("There is no step-free way up to the gallery", True),  # denies the way, not only its side
+        ("The gallery is not step-free", False),
     ],
 )
 def test_denials_are_read_from_the_negators(clause, negative):
