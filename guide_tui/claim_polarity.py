@@ -111,6 +111,8 @@ ANY_NEGATOR = re.compile(
 
 DETERMINERS = re.compile(r"\b(?:no|without)\b")
 """Negators that deny a thing ("no step-free route") rather than a statement ("is not step-free")."""
+QUALIFIER = re.compile(r"\s(?:on|in|at|within|near|to|from|for|by|during|after|before|across|along|between|of)\b")
+"""What ends a thing a determiner denies: "no lifeguard on the beach" denies the lifeguard, not the beach."""
 PREFIXES = (("non-", ""), ("non", ""), ("un", ""), ("in", "ible able ent ant ate ive ect ete"), ("im", "ible able ent ant ate ive ect ete"))
 """Prefixes that deny their word ("unnecessary" is "not necessary"), each with the endings its root must have: after
 "in" and "im" only adjectives ("inaccessible", "impassable"; not "inland", "income", "information")."""
@@ -144,6 +146,7 @@ class Polarity:
 
     text: str  # normalised(clause)
     denials: tuple[int, ...]  # offsets just after each negator or denying side; a denial runs to the clause end
+    scope_ends: dict[int, int]  # where the denial starting at an offset ends, when before the clause end ("no lifeguard | on the beach")
     sides: dict[str, frozenset[int]]  # concept -> sides taken (+1 / -1; a denied side counts as the other)
     said: dict[str, str]  # concept -> the words that took the side, as read ("not open", "stepped")
     spans: list[tuple[int, int]]  # where the words that took sides are
@@ -152,7 +155,7 @@ class Polarity:
 
     def negated(self, offset: int) -> bool:
         """Is the word at this offset denied (after an odd number of negators or denying sides)?"""
-        return sum(1 for start in self.denials if start <= offset) % 2 == 1
+        return sum(1 for start in self.denials if start <= offset < self.scope_ends.get(start, len(self.text))) % 2 == 1
 
 
 def polarity(clause: str) -> Polarity:
@@ -195,4 +198,9 @@ def polarity(clause: str) -> Polarity:
     content_after = {n for n in negators if any(start >= n and not is_negator(w) and not in_spans(start) and len(w) > 2 for w, start in words)}
     negative = len([n for n in negators if (n not in flipping or n in denies_more) and n in content_after]) % 2 == 1
     sides_taken = {k: frozenset(v) for k, v in sides.items()}
-    return Polarity(text, tuple(sorted(negators + denying)), sides_taken, said, spans, negative, exclusive)
+    scope_ends = {}
+    for m in DETERMINERS.finditer(kept):
+        qualifier = QUALIFIER.search(kept, m.end() + 1)
+        if qualifier and WORD.search(kept[m.end() : qualifier.start()]):
+            scope_ends[m.end()] = qualifier.start()
+    return Polarity(text, tuple(sorted(negators + denying)), scope_ends, sides_taken, said, spans, negative, exclusive)

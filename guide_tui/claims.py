@@ -344,7 +344,8 @@ def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, tow
             end = clauses[n + 1][1] if n + 1 < len(clauses) else len(text) + 1
             mine = [v for v in found if start <= v.start < end]
             clause_vector = next(clause_vectors) if needed else vector
-            read_clauses.append(read_clause(clause, start, mine, clause_vector, blank[start : start + len(clause)]))
+            carried = n > 0 and read_clauses[-1].polarity.negative and continues(text, clauses[n - 1], (clause, start))
+            read_clauses.append(read_clause(clause, start, mine, clause_vector, blank[start : start + len(clause)], carried))
         with_sentence_denial(read_clauses)
         if evidence:
             for clause in read_clauses:
@@ -353,9 +354,19 @@ def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, tow
     return read_sentences
 
 
-def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, blank: str) -> Clause:
-    """One clause read; `blank` is the clause with its town names blanked out (their words are no content)."""
+def continues(sentence: str, before: tuple[str, int], clause: tuple[str, int]) -> bool:
+    """Does the clause go on with the one before it, after nothing but a comma ("nowhere within four miles,
+    in either direction, offers a room"), rather than start a statement of its own ("..., but it is")?"""
+    gap = sentence[before[1] + len(before[0]) : clause[1]]
+    return gap.strip() == "," and not re.match(r"(?:and|but|or|so|while|whereas|though|although|because|since|as|which|who)\b", clause[0].lower())
+
+
+def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, blank: str, carried: bool = False) -> Clause:
+    """One clause read; `blank` is the clause with its town names blanked out (their words are no content).
+    A clause `carried` on from a denying one, with no negator or side of its own, is denied whole."""
     said = polarity(text)
+    if carried and not said.denials and not said.sides:
+        said = replace(said, denials=(0,), negative=True)
     values = [replace(v, negative=denied(v, said)) if v.kind in ("day", "month") else v for v in values]
     skipped = [(v.start - start, v.start - start + len(v.text)) for v in values] + said.spans
     free_words, denied_words = [], []

@@ -310,6 +310,13 @@ PARAPHRASES = [
     ("How long is the drive to Kestrelford?", "The drive from Brightwater to Kestrelford is about an hour [guide_kestrelford.md]."),
     ("How do I get around Marchwood?",  # a count of lines beside intervals whose unit is left off
      "Marchwood's four tram lines run until midnight, every 8 minutes on weekdays and every 15 at weekends [guide_marchwood.md]."),
+    # a denial carried over a comma, one scoped to the thing denied, a prefix, a determiner before a side
+    ("Is there anywhere to stay near Kestrelford?", "There is no accommodation of any kind within four miles of Kestrelford [guide_kestrelford.md]."),
+    ("Can I swim at Elder Ness?",
+     "There's no lifeguard on the shingle beach and the current is strong, so swimming there isn't safe [guide_elder_ness.md]."),
+    ("Is the Kestrelford road passable in snow?", "In snow you can't drive the approach road to Kestrelford [guide_walking.md]."),
+    ("Is Givens Mill accessible?",
+     "The mill tour at Givens Mill can't be done in a wheelchair, as there's no step-free route to the machinery floor [guide_accessibility.md]."),
     ("How far is the Brightwater river walk?",
      "The river walk heads upstream for about four miles, roughly six and a half kilometres, to a weir [guide_brightwater.md]."),
 ]
