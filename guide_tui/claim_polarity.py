@@ -65,7 +65,9 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"\bhard(?:er|est)?\b|\bdifficult\b|\btricky\b|\bawkward\b|\bserious\b|\btough\b|\bchallenging\b",
     ),
     "busy": (
-        r"\bbus(?:y|ier|iest)\b|\bcrowd(?:s|ed)\b|\bpacked\b|\bfills?\b|\bfull\b|\bfully booked\b",
+        r"\bbus(?:y|ier|iest)\b|\bcrowd(?:s|ed)\b|\bpacked\b|\bfills?\b|\bfully booked\b"
+        # "full by 10am", not "a full hospital"
+        r"|\bfull\b(?=\s*(?:[.,;:!?]|$|(?:by|up|to|of|at|on|in|from|during|until|till|throughout|and|or|but|so|with|before|after|for)\b))",
         r"\bquiet(?:er|est)?\b|\bdull\b|\bempty\b|\bdeserted\b|\bcalm\b",
     ),
     "supply": (r"\bplentiful\b|\babundant\b|\beasy to find\b|\bplenty of (?:rooms|beds|space)\b", r"\bscarce\b|\bhard to find\b|\bin short supply\b"),

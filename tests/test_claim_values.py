@@ -162,6 +162,7 @@ def test_a_count_keeps_what_it_counts():
         ("After heavy snow the lane is impassable", True),  # "im" + "pass" + "able"
         ("There is no step-free way up to the gallery", True),  # denies the way, not only its side
         ("The gallery is not step-free", False),
+        ("The island has no full hospital", True),  # "full" before a noun is "complete", no side of busy
     ],
 )
 def test_denials_are_read_from_the_negators(clause, negative):
@@ -184,6 +185,8 @@ def test_denials_are_read_from_the_negators(clause, negative):
         ("the closures are only advisory", "enforced", {-1}),  # "only", limited to nothing, is "merely"
         ("parking is only allowed in the village", "allowed", {1, -1}),  # exclusive: allowed there, banned elsewhere
         ("the kiosk is open on Saturdays only", "open", {1, -1}),  # "X only" is exclusive too
+        ("the station car park is never full", "busy", {-1}),
+        ("by noon the beach car park is full", "busy", {1}),
     ],
 )
 def test_a_clause_takes_a_side_of_an_opposite_pair(clause, concept, sides):
