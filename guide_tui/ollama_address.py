@@ -33,13 +33,16 @@ def nothing_listens(url: str) -> bool:
 
 
 def import_ollama():
-    """The ollama package, imported with OLLAMA_HOST out of its sight: it builds a default client from that variable
-    at import, and a value it cannot parse ("http://host:99999") raised there, as a traceback, before
-    ollama_answerer.resolve_host could say what is wrong with it."""
-    host = os.environ.pop("OLLAMA_HOST", None)
+    """The ollama package. It builds a default client from OLLAMA_HOST when imported, and a value it cannot parse
+    ("http://host:99999") raised there, as a traceback, before ollama_answerer.resolve_host could say what is wrong
+    with it: then it is imported again with the variable out of its sight (only then, as other threads read it)."""
     try:
         import ollama
-    finally:
-        if host is not None:
-            os.environ["OLLAMA_HOST"] = host
+    except ValueError:
+        host = os.environ.pop("OLLAMA_HOST", None)
+        try:
+            import ollama
+        finally:
+            if host is not None:
+                os.environ["OLLAMA_HOST"] = host
     return ollama
