@@ -17,7 +17,8 @@ from functools import lru_cache
 from guide_tui.paths import BUNDLED_MODEL
 
 NEGATORS = frozenset(
-    "not no never none nothing nowhere nobody neither nor without cannot rarely seldom hardly barely absence lack lacks stopped ceased".split()
+    "not no never none nothing nowhere nobody neither nor without cannot rarely seldom hardly barely absence lack lacks"
+    " stopped ceased skip skips skipped bypass bypasses bypassed".split()
 )
 """Words that deny what follows them in their clause; so does any word ending in "n't"."""
 NEGATING_PHRASES = re.compile(r"\brather than\b|\binstead of\b")
@@ -42,7 +43,7 @@ cards only" is "takes no cash",
 OPPOSITES: dict[str, tuple[str, str]] = {
     # concept: (pattern of one side, pattern of the other); a clause takes a side, a negator flips it
     "open": (
-        r"\bopen(?:s|ed)?\b|\breopens?\b|\bunlocked\b|\bkeeps? going\b|\bstays? open\b|\bcarries on\b|\baround the clock\b"
+        r"\bopen(?:s|ed)?\b(?!-air)|\breopens?\b|\bunlocked\b|\bkeeps? going\b|\bstays? open\b|\bcarries on\b|\baround the clock\b"
         r"|\b24 hours\b|\ball hours\b",
         r"\bclos(?:es|ed|ing)\b|\bclose(?: (?:altogether|entirely|completely|fully|early|down))?(?= (?:on|at|by|for|in|from|until|till)\b)"
         r"|\bclose (?:early|down|completely|altogether|entirely)\b|\bshut(?:s|ting)?\b|\blocked\b"
@@ -50,7 +51,8 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     ),
     "allowed": (r"\ballowed\b|\bpermitted\b|\bwelcome\b", r"\bbanned\b|\bforbidden\b|\bprohibited\b|\bban\b"),
     "price": (
-        r"\bcheap(?:er|est)?\b|\bcosts? (?:\w+ ){0,3}less\b|\bless expensive\b|\b(?:good|better) value\b|\binexpensive\b"
+        r"\bcheap(?:er|est)?\b|\bcosts? (?:\w+ ){0,3}less\b|\bless expensive\b|\bleast expensive\b"
+        r"|\b(?:good|better) value\b|\binexpensive\b|\baffordable\b|\bbargain\b"
         r"|\blow(?:er)?\b(?= (?:prices?|fares?|rates?))|\bprices? (?:\w+ ){0,2}(?:low|drop|fall)\b",
         r"\bexpensive\b|\bdear(?:er|est)?\b|\bpric(?:ey|ier|iest)\b|\bcostly\b|\boverpriced\b|\bcosts? (?:\w+ ){0,3}more\b"
         r"|\bmore expensive\b|\bhigh(?:er)? prices?\b|\bprices? (?:\w+ ){0,2}(?:high|rise|double)\b",
@@ -61,24 +63,30 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"\bsteep(?:er|est)?\b|\bhilly\b|\bstepped\b|\bsteps\b|\bstairs\b|\buphill\b|\bclimbs?\b|\bslopes?\b",
     ),
     "ease": (
-        r"\beas(?:y|ier|iest)\b|\bstraightforward\b|\bmanageable\b|\bsimple\b|\bnot (?:a|really a) problem\b",
-        r"\bhard(?:er|est)?\b|\bdifficult\b|\btricky\b|\bawkward\b|\bserious\b|\btough\b|\bchallenging\b",
+        r"\beas(?:y|ier|iest)\b|\bstraightforward\b|\bmanageable\b|\bsimple\b|\beffortless\b"
+        r"|\bnot (?:a|really a) problem\b",
+        r"\bhard(?:er|est)?\b|\bdifficult\b|\btricky\b|\bawkward\b|\bserious\b|\btough\b"
+        r"|\bchallenging\b|\bstrenuous\b|\bdemanding\b|\bhard work\b|\ba struggle\b",
     ),
     "busy": (
-        r"\bbus(?:y|ier|iest)\b|\bcrowd(?:s|ed)\b|\bpacked\b|\bfills?\b|\bfully booked\b"
+        r"\bbus(?:y|ier|iest)\b|\bcrowd(?:s|ed)\b|\bpacked\b|\bbustling\b|\bhectic\b|\bheaving\b|\bovercrowded\b"
+        r"|\blively\b|\bnoisy\b|\bloud\b|\bfills?\b|\bfully booked\b"
         # "full by 10am", not "a full hospital"
         r"|\bfull\b(?=\s*(?:[.,;:!?]|$|(?:by|up|to|of|at|on|in|from|during|until|till|throughout|and|or|but|so|with|before|after|for)\b))",
-        r"\bquiet(?:er|est)?\b|\bdull\b|\bempty\b|\bdeserted\b|\bcalm\b",
+        r"\bquiet(?:er|est)?\b|\bdull\b|\bempty\b|\bdeserted\b|\bcalm\b|\bpeaceful\b|\btranquil\b|\bsleepy\b|\buncrowded\b",
     ),
     "supply": (r"\bplentiful\b|\babundant\b|\beasy to find\b|\bplenty of (?:rooms|beds|space)\b", r"\bscarce\b|\bhard to find\b|\bin short supply\b"),
     "safe": (r"\bsafe(?:ly)?\b", r"\bdangerous\b|\bunsafe\b|\bhazardous\b|\brisky\b"),
     "good": (
-        r"\bgood\b|\bbest\b|\bfinest\b|\bexcellent\b|\bpleasant\b|\bnice\b|\bgreat\b|\bstrong\b|\breliable\b|\bdelicious\b",
-        r"\bbad\b|\bpoor(?:ly)?\b|\bweak\b|\bpatchy\b|\bunreliable\b|\bunpleasant\b|\bunremarkable\b|\bawful\b|\bdispiriting\b",
+        r"\bgood\b|\bbest\b|\bfinest\b|\bexcellent\b|\bpleasant\b|\bnice\b|\bgreat\b|\bstrong\b|\breliable\b|\bdelicious\b"
+        r"|\bbetter\b(?= (?:than|value|food|choice|option|bet)\b)",
+        r"\bbad\b|\bpoor(?:ly)?\b|\bweak\b|\bpatchy\b|\bunreliable\b|\bunpleasant\b|\bunremarkable\b|\bawful\b|\bdispiriting\b"
+        r"|\bworse\b|\bworst\b|\bdisappointing\b|\bmediocre\b|\boverrated\b|\bunderwhelming\b|\bmissable\b",
     ),
     "enforced": (r"\benforced\b|\bstrict(?:ly)?\b", r"\badvisory\b|\boptional\b"),
     "condition": (
-        r"\bmoderni[sz]ed\b|\brenovated\b|\brestored\b|\brefurbished\b|\bwell[- ]kept\b|\bimmaculate\b",
+        r"\bmoderni[sz]ed\b|\brenovated\b|\brestored\b|\brefurbished\b|\bwell[- ]kept\b|\bimmaculate\b"
+        r"|\bwell[- ]maintained\b|\bcarefully kept\b",
         r"\bfaded\b|\bshabby\b|\brun-down\b|\bneglected\b|\bdilapidated\b|\btired\b",
     ),
     "icy": (r"\bices? over\b|\bicy\b|\biced\b|\bfreezes?\b|\bfrozen over\b", r"\bclear of ice\b|\bice-free\b|\bfree of ice\b|\bthawed\b"),
@@ -86,7 +94,51 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "steady": (r"\bsteady\b|\bstable\b|\bconstant\b|\bunchanged\b", r"\bchanges?\b|\bvar(?:y|ies)\b|\bfluctuates?\b"),
     "size": (r"\blarg(?:e|er|est)\b|\bbig(?:ger|gest)?\b", r"\bsmall(?:er|est)?\b|\blittle\b"),
     "early": (r"\bearl(?:y|ier|iest)\b", r"\blate(?:r|st)?\b"),
-    "direction": (r"\bnorth\b|\bupstream\b", r"\bsouth\b|\bdownstream\b"),
+    "distance": (
+        r"\bnear(?:by|er)?\b(?! enough)|\bclose by\b"
+        r"|\bclose to\b(?! (?:\d|a |an |one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred|half|the public))"
+        r"|\bwithin (?:easy )?walking distance\b|\bnext door\b|\ba short (?:walk|stroll|hop)\b",
+        r"(?<!as )(?<!so )(?<!by )\bfar\b(?! (?:more|less|better|worse|too|from|[a-z]+er)\b)|\bfarther\b|\bfurther away\b"
+        r"|\ba long way\b|\bdistant\b|\bremote\b",
+    ),
+    "charge": (
+        r"(?<![\w-])(?<!feel )free\b(?!-| of\b)|\bno (?:charge|fee)\b|\bcosts? nothing\b|\bwithout charge\b",
+        r"\bpaid\b|\bpay(?:s|ing)?\b(?! attention)|\bcharges?\b|\bcharged\b|\b(?:entry|admission|entrance) fee\b|\bfee\b|\bticketed\b|\bpay-and-display\b",
+    ),
+    "indoors": (
+        r"\bindoors?\b|\binside\b|\bunder cover\b|\bundercover\b|\bcovered (?:market|walkway|area|seating|terrace|arcade|hall)s?\b",
+        r"\boutdoors?\b|\bopen-air\b|\bin the open\b|\boutside\b(?! (?:of )?(?:that|the|this|those|these|july|august|june|september|may|april|october|easter"
+        r"|summer|winter|spring|autumn|term|peak|high|school|season|[a-z]+ (?:season|hours|months|holidays?))\b)",
+    ),
+    "order": (r"\bbefore\b(?!hand)", r"\bafter\b(?!wards| all\b)(?<!look after)(?<!named after)(?<!looks after)"),
+    "amount": (
+        # not "more than" / "less than", bounds the values say ("nowhere is more than ten minutes away")
+        r"\bmore\b(?! or less| than\b)|\bincreas(?:e|es|ed|ing)\b|\bris(?:e|es|ing)\b|\bgrows?\b",
+        r"\bless\b(?! than\b)|\bfewer\b(?! than\b)|\bdecreas(?:e|es|ed|ing)\b|\bshrinks?\b",
+    ),
+    "frequency": (
+        r"\bfrequent(?:ly)?\b|\boften\b|\bregular(?:ly)?\b(?! (?:bus|buses|service|services|route|routes)\b)|\bcommon(?:ly)?\b",
+        r"\binfrequent(?:ly)?\b|\boccasional(?:ly)?\b|\brare\b|\buncommon\b|\bsporadic(?:ally)?\b",
+    ),
+    "season": (r"\bpeak (?:season|time|times|months|weeks)\b|\bhigh season\b", r"\boff-peak\b|\blow season\b|\boff-season\b|\bout of season\b"),
+    "temperature": (r"\bwarm(?:er|est)?\b|\bhot(?:ter|test)?\b|\bmild(?:er)?\b", r"\bcold(?:er|est)?\b|\bchilly\b|\bfreezing\b|\bbitter\b|\bharsh\b"),
+    "ground": (
+        r"\bdry\b|\bfirm\b|\bhard(?= (?:sand|ground|surface|track|path))|\bcompact(?:ed)?\b",
+        r"\bwet\b|\bboggy\b|\bmuddy\b|\bwaterlogged\b|\bsodden\b|\bsoft\b|\bloose\b",
+    ),
+    "running": (
+        r"\brunning\b(?= (?:machinery|machines?|wheel|mill)\b|[.,;]|$)|\bswitched on\b|\bturned on\b|\bin (?:operation|motion)\b",
+        r"\bswitched off\b|\bturned off\b|\bidle\b|\bout of action\b|\bstatic\b|\bstands? still\b",
+    ),
+    "shelter": (r"\bsheltered\b|\bprotected\b", r"\bexposed\b|\bwindswept\b"),
+    "length": (r"(?<!as )\blong(?:est)?\b(?!-| as\b)|(?<!no )(?<!any )\blonger\b", r"\bshort(?:er|est)?\b(?!-)|\bbrief\b"),
+    "speed": (r"\bfast(?:er|est)?\b|\bquick(?:er|est|ly)?\b|\brapid(?:ly)?\b", r"\bslow(?:er|est|ly)?\b|\bleisurely\b"),
+    "booking": (
+        r"(?<!straight )(?<!go )\bahead\b(?! of\b)|\bin advance\b|\bbeforehand\b|\bpre-?book(?:ed|ing)?\b",
+        r"\bon the day\b|\bon arrival\b|\b(?:at the )?last minute\b|\bturn(?:s|ing)? up\b|\bwalk-ins?\b",
+    ),
+    "direction": (r"\bnorth(?:ern|wards?)?\b|\bupstream\b", r"\bsouth(?:ern|wards?)?\b|\bdownstream\b"),
+    "east": (r"\beast(?:ern|wards?)?\b", r"\bwest(?:ern|wards?)?\b"),
     "tide": (r"\blow tide\b", r"\bhigh tide\b"),
 }
 UNORDERED = frozenset({"same price"})

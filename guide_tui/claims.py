@@ -545,9 +545,31 @@ def added_words(claim: Said, leaned_on: set[Chunk], said: list[Said], embedder: 
         added = [w for w in added if not any(SIDES[c][0].search(w) or SIDES[c][1].search(w) for c in concepts)]
         if added:
             added = unlike(added, known, embedder, settings.similar_word)
-        if len(added) >= settings.added_words:
+        if len(added) >= settings.added_words and any(names_a_thing(w, clause.text) for w in added):
             return added
     return []
+
+
+THING_BEFORE = frozenset(
+    """
+    a an the its their his her our your this that these those some any no every each another other
+    of in on at by for with from into near under over behind beside inside outside beyond
+    """.split()
+)
+"""Words after which, one word on at most, a clause names a thing ("has a café", "on the top floor", "by boat"); so do
+its first two words ("live music plays") and a word before "is", "are", "has" or "have"."""
+
+
+def names_a_thing(word: str, clause: str) -> bool:
+    """Is the word a thing (a noun, or the adjective before one) rather than a verb or adverb? An added way of
+    saying what the guide says ("cross on foot", "drive around") is no added fact; an added café is."""
+    if word.endswith(("ing", "ed", "ly")):
+        return False
+    words = WORD.findall(normalised(clause))
+    return any(
+        w.startswith(word) and (n < 2 or THING_BEFORE & set(words[max(0, n - 2) : n]) or words[n + 1 : n + 2] in (["is"], ["are"], ["has"], ["have"]))
+        for n, w in enumerate(words)
+    )
 
 
 def shares_root(word: str, known: frozenset[str]) -> bool:
@@ -647,6 +669,8 @@ def pairing_problem(clause: Clause, related: list[Said]) -> tuple[str, str, Said
             together = [(c, s) for s in related for c in s.clauses if any(a.matches(v) for v in c.values)]
             if any(any(b.matches(v) for v in c.values) for c, _ in together):
                 continue
+            if any(not any(v.kind == b.kind for v in c.values) and any(b.matches(v) for v in s.values) for c, s in together):
+                continue  # a sentence gives both, the clause of one with no value of the other's kind: tied by the sentence
             in_a_holder = any(b.matches(v) for _, s in together for v in s.values)
             for c, sentence in together:
                 others = [v.text for v in c.values if v.kind == b.kind]
@@ -677,6 +701,9 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
     ]
     for concept, sides in clause.polarity.sides.items():
         carriers = sorted(((score, c, s) for score, c, s in sided if concept in c.polarity.sides and score >= settings.related), key=lambda p: -p[0])
+        if not claim.places and any(not s.places for _, _, s in carriers):  # a claim about the region: what the guide says of the region
+            carriers = [(score, c, s) for score, c, s in carriers if not s.places]
+        carriers = [(score, c, s) for score, c, s in carriers if same_time(claim, s)]
         near = [(c, s) for score, c, s in carriers if score >= carriers[0][0] - 0.05] if carriers else []
         if near and all(not sides & taken(c, concept, clause) for c, _ in near):  # the closest clauses taking a side all take the other
             match, sentence = near[0]
@@ -722,6 +749,16 @@ def same_occasion(negative: Clause, positive: Clause) -> bool:
     for kind in {v.kind for v in negative.values} & QUALIFIERS:
         theirs = [v for v in positive.values if v.kind == kind]
         if not any(touches(a, b) for a in negative.values if a.kind == kind for b in theirs):
+            return False
+    return True
+
+
+def same_time(claim: Said, sentence: Said) -> bool:
+    """Could a guide sentence be about the days, months or times a claim names? Not when both name some of
+    one kind and none meet ("busy from September" is not turned round by "quiet in July")."""
+    for kind in QUALIFIERS:
+        mine, theirs = [v for v in claim.values if v.kind == kind], [v for v in sentence.values if v.kind == kind]
+        if mine and theirs and not any(touches(a, b) for a in mine for b in theirs):
             return False
     return True
 

@@ -187,7 +187,40 @@ def test_denials_are_read_from_the_negators(clause, negative):
         ("the kiosk is open on Saturdays only", "open", {1, -1}),  # "X only" is exclusive too
         ("the station car park is never full", "busy", {-1}),
         ("by noon the beach car park is full", "busy", {1}),
+        ("the car park is free", "charge", {1}),
+        ("parking is pay-and-display", "charge", {-1}),
+        ("there is no charge to go in", "charge", {1}),
+        ("the pub is near the station", "distance", {1}),
+        ("it is a long way from town", "distance", {-1}),
+        ("two miles of soft sand", "ground", {-1}),
+        ("winters are mild", "temperature", {1}),
+        ("book a week ahead", "booking", {1}),
+        ("you can turn up on the day", "booking", {-1}),
+        ("the machinery is switched off", "running", {-1}),
+        ("prices rise in August", "amount", {1}),
+        ("heading southwards along the cliffs", "direction", {-1}),
+        ("the covered market", "indoors", {1}),
+        ("an open-air market", "indoors", {-1}),
     ],
 )
 def test_a_clause_takes_a_side_of_an_opposite_pair(clause, concept, sides):
     assert polarity(clause).sides[concept] == frozenset(sides)
+
+
+@pytest.mark.parametrize(
+    ("clause", "concept"),
+    [
+        ("feel free to ask at the bar", "charge"),
+        ("a step-free route", "charge"),
+        ("as far as the weir", "distance"),
+        ("Shingle is far harder going", "distance"),  # "far" before a comparative only intensifies
+        ("close to 40,000 people", "distance"),
+        ("nowhere is more than ten minutes away", "amount"),  # a bound the values say
+        ("outside July and August prices are low", "indoors"),  # "outside" a season is "except in"
+        ("an open-air market", "open"),
+        ("go straight ahead at the bridge", "booking"),
+        ("buses running every hour", "running"),
+    ],
+)
+def test_words_that_only_look_like_a_side_take_none(clause, concept):
+    assert concept not in polarity(clause).sides

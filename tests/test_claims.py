@@ -207,6 +207,20 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "polarity", ['"stays open"', '"shut"'], "In high wind the coastal path is genuinely dangerous and is shut."),  # the side in a clause of its own
         ("Are hotels in Marchwood expensive?", "Marchwood's hotels are scarce and expensive all year [guide_marchwood.md].",
          "polarity", ['"scarce"', '"plentiful"'], None),
+        # opposite properties from the guides' wider vocabulary: firmness, weather, booking, running, nearness
+        ("What is the beach like at Pellew Sands?", "Two miles of soft sand make up the beach at Pellew Sands [guide_pellew_sands.md].",
+         "polarity", ['"soft"', '"hard"'], None),
+        ("What is the weather like in Brightwater in winter?", "Brightwater's winters are mild [guide_brightwater.md].",
+         "polarity", ['"mild"', '"cold"'], None),
+        ("How do I get tickets for Sunday lunch in Thornby Wells?",
+         "For Sunday lunch in Thornby Wells you can simply turn up on the day [guide_thornby_wells.md].", "polarity", ['"on the day"', '"ahead"'], None),
+        ("Is the mill tour worth it at Givens Mill?", "On each tour the machinery is left idle so visitors can look closely [guide_givens_mill.md].",
+         "polarity", ['"idle"', '"running"'], None),
+        ("Is there anything to see near Marchwood station?", "Plenty worth seeing lies close to Marchwood station [guide_marchwood.md].",
+         "polarity", ['"close to"', '"not near"'], None),
+        # a claim about the whole region, against what the guide says of the region rather than of one town
+        ("When is the best time to visit the region?", "In September the region is warm but busy [guide_seasons.md].",
+         "polarity", ['"busy"', '"quiet"'], None),
         # a detail added to a true sentence
         ("What is the museum in Halden Bay like?", "The fishing museum on Fell Street takes 40 minutes to see and is free to enter [guide_halden_bay.md].",
          "value", ['a price ("free")'], None),
@@ -295,6 +309,15 @@ PARAPHRASES = [
     ("Is Kestrelford's bakery worth visiting?", "Kestrelford's bakery usually sells out by 11am and is why many people come back [guide_eating.md]."),
     ("Which town is hardest with a wheelchair?",
      "The accessibility guide rates Halden Bay as difficult, because its three levels are linked by stepped lanes [guide_accessibility.md]."),
+    # a negated antonym, a verb that denies, an added way of doing what the guide says, a value tied by its sentence
+    ("When is Brightwater busiest?", "From late September to November, Brightwater is never quiet [guide_brightwater.md]."),
+    ("Is there anything to see near Marchwood station?", "Hardly anything worth seeing is near Marchwood's station [guide_marchwood.md]."),
+    ("Where do I catch a coach in Brightwater?",
+     "Long-distance coaches skip the station and pull in on Verrill Street instead [guide_brightwater.md]."),
+    ("How do I get around Marchwood?",
+     "You can cross the centre of Marchwood on foot, though the interesting districts are spread out [guide_marchwood.md]."),
+    ("How do I get tickets for Sunday lunch in Thornby Wells?", "Sunday lunch in Thornby Wells needs booking a week ahead [guide_thornby_wells.md]."),
+    ("What is the drive to Halden Bay like?", "The coast road into Halden Bay is slow, taking 40 minutes for 22 miles [guide_halden_bay.md]."),
     ("Where is the closest full hospital?", "According to the accessibility guide, the closest full hospital is in Marchwood [guide_accessibility.md]."),
     ("Is the Brightwater river path flat?",
      "According to the walking guide, the Brightwater river path is level the whole way and has a made surface [guide_walking.md]."),
