@@ -306,7 +306,8 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}(?! (?:of|or|more|other)\b)"
         rf"|\b{WORD_TIME}{MERIDIEM}|\b(?:{HOUR_WORDS}|one|\d{{1,2}}) o'clock\b"
         rf"|\b(?:at|by|until|till|before|after|from)\s+{HOUR}\b{NOT_AFTER_HOUR}"
-        rf"|\b(?:at|by|until|till|before|after)\s+(?:{HOUR_WORDS})(?:{SPOKEN_MINUTES})?(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}(?!\s+(?:of|or|to|and|more|other)\b)"
+        rf"|\b(?:at|by|until|till|before|after)\s+(?:{HOUR_WORDS})(?:{SPOKEN_MINUTES})?(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}(?!\s+(?:of|or|to|more|other)\b)"
+        rf"(?!\s+and\s+(?:a half|{NUMBER}))"  # "at ten and closes at four", not "at two and a half"
         rf"|\b(?:early |late |mid-?)?(?:{'|'.join(PARTS_OF_DAY)})\b"
     )),
     ("ordinal", re.compile(rf"(?<!\ba )\b(?:{'|'.join(o for o in ORDINALS if o != 'first')})\b|\b\d{{1,2}}(?:st|nd|rd|th)\b(?![- ]century)")),

@@ -617,10 +617,13 @@ def value_problem(
 
     Of the related sentences giving this kind of value, only those within value_margin of the one
     closest to the clause count: "tours every half hour" is not supported by "the bus takes 30 minutes"."""
-    score = {id(s): closeness(clause, claim.vector, s) for s in related}
+    if clause.free_words:
+        score = {id(s): closeness(clause, claim.vector, s) for s in related}
+    else:  # "and closes at 5": about what the whole sentence is about
+        score = {id(s): float(claim.vector @ s.vector) for s in related}
     if problem := count_problem(value, related):
         return problem
-    margin = settings.value_margin if clause.free_words else 1.0  # "and not at all on Sundays" says nothing to rank by
+    margin = settings.value_margin if clause.free_words or clause.polarity.sides else 1.0  # "and not at all on Sundays" says nothing to rank by
     for kinds in (lambda v: v.kind == value.kind, value.comparable):  # a bare "15" is first a count, then "15 minutes"
         holders = [s for s in related if any(kinds(v) for v in s.values)]
         top = max((score[id(s)] for s in holders), default=0.0)

@@ -124,6 +124,9 @@ def test_values_keep_their_kind_and_every_number_is_read_once():
     assert [v.text for v in values_in("Food from noon to three and again from five to nine.")] == ["noon", "three", "five", "nine"]
     assert [v.kind for v in values_in("From five to nine walkers use it.")] == ["count", "count"]  # counts, not hours
     assert values_in("Trains run on Fridays and Saturdays.")[0].readings == (frozenset({4, 5}),)
+    # an hour in words before "and" and a verb is a time; before "and" and a number it is not
+    assert [(v.kind, v.text) for v in values_in("It opens at nine and shuts at five.")] == [("clock", "nine"), ("clock", "five")]
+    assert [(v.kind, v.text) for v in values_in("The train was late by two and a half hours.")] == [("duration", "two and a half hours")]
 
 
 def test_words_that_look_like_days_or_numbers_are_not_values():

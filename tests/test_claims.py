@@ -252,6 +252,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # a value tied to a place by the guide's sentence, though in a clause of its own
         ("Where can I eat in Corry Vale?", "You can eat at the pub in the third village on any day of the week [guide_corry_vale.md].",
          "value", ['"third" with "any day of the week"', '"from Thursday to Sunday"'], None),
+        # a closing time in a clause of its own ("and closes at 5"), compared where the whole sentence points
+        ("When is the Givens Mill tearoom open?", "The mill tearoom opens at 10 and closes at 5, every day but Tuesday [guide_givens_mill.md].",
+         "value", ['"5"', '"10 / 4"'], None),
         # a 24-hour time with a leading zero is a morning time
         ("Where can I eat in Corry Vale?", "The Corry Vale farm shop closes at 04:00 [guide_corry_vale.md].", "value", ['"04:00"', '"4pm"'], None),
     ],
@@ -317,6 +320,7 @@ PARAPHRASES = [
     ("How do I get around Marchwood?",
      "You can cross the centre of Marchwood on foot, though the interesting districts are spread out [guide_marchwood.md]."),
     ("How do I get tickets for Sunday lunch in Thornby Wells?", "Sunday lunch in Thornby Wells needs booking a week ahead [guide_thornby_wells.md]."),
+    ("When is the Givens Mill tearoom open?", "The mill tearoom opens at ten and closes at four, every day but Tuesday [guide_givens_mill.md]."),
     ("What is the drive to Halden Bay like?", "The coast road into Halden Bay is slow, taking 40 minutes for 22 miles [guide_halden_bay.md]."),
     ("Where is the closest full hospital?", "According to the accessibility guide, the closest full hospital is in Marchwood [guide_accessibility.md]."),
     ("Is the Brightwater river path flat?",
