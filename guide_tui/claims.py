@@ -15,9 +15,10 @@ the guide sentence it was compared with):
                by a sentence about the same thing, ranges end to end, and values the claim ties
                together in a clause are not tied to other values by the guide;
   - polarity:  each clause agrees with the guide clauses it matches best on what is denied and
-               on the side of each opposite pair (claim_polarity: step-free/stepped, open/closed...);
+               on the side of each opposite pair (claim_polarity: step-free/stepped, open/closed...),
+               and adds nothing to what the guide limits with "only" ("cash as well as cards");
   - unrelated: it is close in meaning to a sentence of the evidence (or two adjacent ones);
-  - added:     no clause brings in several words the evidence never uses (a café on the pier).
+  - added:     no clause brings in several words the evidence never uses, one of them a thing (a café on the pier).
 Cited files that were not shown (nor hold a shown text) are "invented citations". An answer
 that is the refusal sentence (even with a citation attached) is a refusal with no source.
 The thresholds are ClaimSettings, measured with benchmarks/claims.py on the labelled
@@ -711,10 +712,36 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
         if near and all(not sides & taken(c, concept, clause) for c, _ in near):  # the closest clauses taking a side all take the other
             match, sentence = near[0]
             return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\"", sentence)
+    if beyond := beyond_exclusive(clause, close):
+        extra, match, sentence = beyond
+        return ("polarity", f'says "{extra}" too where the guide says only "{match.text}"', sentence)
     if conflict := denial_conflict(clause, close):
         match, sentence = conflict
         verb = "denies what the guide says" if clause.polarity.negative else "says what the guide denies"
         return ("polarity", f"{verb}: \"{match.text}\"", sentence)
+    return None
+
+
+INCLUSIVE = re.compile(r"\b([a-z]+) (?:as well as|along with|together with|in addition to|plus) ([a-z]+)\b")
+"""Two things a clause puts together ("takes cash as well as cards")."""
+
+
+def beyond_exclusive(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[str, Clause, Said] | None:
+    """A thing the claim adds to what a close guide clause limits with "only" ("cash as well as cards" where
+    the guide says "cards only"): of the two things the claim joins, the guide's clause names one and not the other."""
+    if clause.polarity.negative:
+        return None
+    for match in INCLUSIVE.finditer(normalised(clause.text)):
+        joined = [w for w in match.groups() if stem(w) and w not in FILLER]
+        if len(joined) < 2:
+            continue
+        for other, sentence in close:
+            if not other.polarity.exclusive or other.polarity.negative:
+                continue
+            theirs = stems_of(WORD.findall(normalised(other.text)))
+            named = [w for w in joined if stem(w) in theirs]
+            if len(named) == 1:
+                return next(w for w in joined if w not in named), other, sentence
     return None
 
 

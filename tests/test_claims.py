@@ -218,6 +218,10 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "polarity", ['"idle"', '"running"'], None),
         ("Is there anything to see near Marchwood station?", "Plenty worth seeing lies close to Marchwood station [guide_marchwood.md].",
          "polarity", ['"close to"', '"not near"'], None),
+        # a thing added to what the guide limits with "only"
+        ("Can I pay cash for train tickets at Brightwater?",
+         "The ticket machine on the Brightwater platform takes coins as well as cards [guide_regional_transport.md].",
+         "polarity", ['"coins" too', "cards only"], "The ticket machine on the Brightwater platform accepts cards only."),
         # a claim about the whole region, against what the guide says of the region rather than of one town
         ("When is the best time to visit the region?", "In September the region is warm but busy [guide_seasons.md].",
          "polarity", ['"busy"', '"quiet"'], None),
@@ -320,6 +324,7 @@ PARAPHRASES = [
     ("How do I get around Marchwood?",
      "You can cross the centre of Marchwood on foot, though the interesting districts are spread out [guide_marchwood.md]."),
     ("How do I get tickets for Sunday lunch in Thornby Wells?", "Sunday lunch in Thornby Wells needs booking a week ahead [guide_thornby_wells.md]."),
+    ("Can I pay cash for train tickets at Brightwater?", "The Brightwater platform's ticket machine only takes cards [guide_regional_transport.md]."),
     ("When is the Givens Mill tearoom open?", "The mill tearoom opens at ten and closes at four, every day but Tuesday [guide_givens_mill.md]."),
     ("What is the drive to Halden Bay like?", "The coast road into Halden Bay is slow, taking 40 minutes for 22 miles [guide_halden_bay.md]."),
     ("Where is the closest full hospital?", "According to the accessibility guide, the closest full hospital is in Marchwood [guide_accessibility.md]."),
