@@ -21,10 +21,10 @@ FRACTIONS = {"half": 0.5, "a third": 1 / 3, "a quarter": 0.25, "twice": 2.0, "do
 
 WORD_NUMBER = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{alternatives(k for k in UNITS if k != 'zero')}))?|{alternatives(UNITS)}|a dozen|dozen)"
 NUMBER = (
-    rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?|{alternatives(PHRASES)}"
+    rf"(?:\d+(?:\.\d+)? thousand|\d+(?:,\d{{3}})*(?:\.\d+)?|{alternatives(PHRASES)}"
     rf"|(?:(?:{WORD_NUMBER}|a)[- ]hundred(?: and {WORD_NUMBER})?|{WORD_NUMBER})(?:[- ]thousand)?|a thousand)"
 )
-"""A number in digits or words: 12, 12,000, 1.5, fifty, thirty-five, two hundred, a hundred and eighty thousand."""
+"""A number in digits or words: 12, 12,000, 1.5, 180 thousand, fifty, thirty-five, two hundred, a hundred and eighty thousand."""
 HOUR_WORDS = "|".join(sorted((w for w, n in UNITS.items() if 2 <= n <= 12), key=len, reverse=True))
 """Hours written as words after "by", "at", "until" ("cleared by seven"); "one" is too often "one end"."""
 SPOKEN_MINUTES = r"[- ](?:fifteen|thirty|forty-five)"
@@ -163,6 +163,8 @@ def number(text: str) -> float:
     text = text.lower().strip()
     if re.fullmatch(r"[\d,]+(?:\.\d+)?", text):
         return float(text.replace(",", ""))
+    if re.fullmatch(r"\d+(?:\.\d+)? thousand", text):
+        return float(text.split()[0]) * 1000
     if text in PHRASES:
         return float(PHRASES[text])
     scale = 1.0

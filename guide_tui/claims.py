@@ -388,7 +388,8 @@ def denied(value: Value, said: Polarity) -> bool | None:
     weekday mornings" gives weekday mornings; a denial with an exception elsewhere in the clause ("on
     Sundays there is nothing apart from the town routes") leaves the day either way (None)."""
     excepted = re.match(EXCEPTED, value.text.lower()) is not None
-    denial = len(said.denials) % 2 == 1
+    own = len(re.findall(r"\bnot\b", value.text.lower())) if excepted else 0  # "but not on Mondays" excepts once, not twice
+    denial = (len(said.denials) - own) % 2 == 1
     if denial and said.exclusive and not excepted:
         return None
     return denial != excepted

@@ -70,6 +70,7 @@ def only(text: str):
         ("a 5km loop", "three miles"),  # a unit written against its number
         ("takes 10mins", "ten minutes"),
         ("shuts at 08:30", "shuts at 8:30am"),
+        ("a city of 95 thousand", "a city of 95,000"),
     ],
 )
 def test_a_value_restated_another_way_matches(claim, source):

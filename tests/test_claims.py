@@ -324,6 +324,8 @@ PARAPHRASES = [
     ("How do I get around Marchwood?",
      "You can cross the centre of Marchwood on foot, though the interesting districts are spread out [guide_marchwood.md]."),
     ("How do I get tickets for Sunday lunch in Thornby Wells?", "Sunday lunch in Thornby Wells needs booking a week ahead [guide_thornby_wells.md]."),
+    # "but not" excepts once
+    ("When does the Elder Ness pub serve food?", "Elder Ness's pub does food from 12 to 2 and 6 to 8, but not on Mondays [guide_elder_ness.md]."),
     ("Can I pay cash for train tickets at Brightwater?", "The Brightwater platform's ticket machine only takes cards [guide_regional_transport.md]."),
     ("When is the Givens Mill tearoom open?", "The mill tearoom opens at ten and closes at four, every day but Tuesday [guide_givens_mill.md]."),
     ("What is the drive to Halden Bay like?", "The coast road into Halden Bay is slow, taking 40 minutes for 22 miles [guide_halden_bay.md]."),
