@@ -70,10 +70,10 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     ),
     "busy": (
         r"\bbus(?:y|ier|iest)\b|\bcrowd(?:s|ed)\b|\bpacked\b|\bbustling\b|\bhectic\b|\bheaving\b|\bovercrowded\b"
-        r"|\blively\b|\bnoisy\b|\bloud\b|\bfills?\b|\bfully booked\b"
+        r"|\blively\b|\bnois(?:y|ier|iest)\b|\bloud(?:er|est)?\b|\bfills?\b|\bfully booked\b"
         # "full by 10am", not "a full hospital"
         r"|\bfull\b(?=\s*(?:[.,;:!?]|$|(?:by|up|to|of|at|on|in|from|during|until|till|throughout|and|or|but|so|with|before|after|for)\b))",
-        r"\bquiet(?:er|est)?\b|\bdull\b|\bempty\b|\bdeserted\b|\bcalm\b|\bpeaceful\b|\btranquil\b|\bsleepy\b|\buncrowded\b",
+        r"\bquiet(?:er|est)?\b|\bempty\b|\bdeserted\b|\bcalm\b|\bpeaceful\b|\btranquil\b|\bsleepy\b|\buncrowded\b",
     ),
     "supply": (r"\bplentiful\b|\babundant\b|\beasy to find\b|\bplenty of (?:rooms|beds|space)\b", r"\bscarce\b|\bhard to find\b|\bin short supply\b"),
     "safe": (r"\bsafe(?:ly)?\b", r"\bdangerous\b|\bunsafe\b|\bhazardous\b|\brisky\b"),
@@ -81,7 +81,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"\bgood\b|\bbest\b|\bfinest\b|\bexcellent\b|\bpleasant\b|\bnice\b|\bgreat\b|\bstrong\b|\breliable\b|\bdelicious\b"
         r"|\bbetter\b(?= (?:than|value|food|choice|option|bet)\b)",
         r"\bbad\b|\bpoor(?:ly)?\b|\bweak\b|\bpatchy\b|\bunreliable\b|\bunpleasant\b|\bunremarkable\b|\bawful\b|\bdispiriting\b"
-        r"|\bworse\b|\bworst\b|\bdisappointing\b|\bmediocre\b|\boverrated\b|\bunderwhelming\b|\bmissable\b",
+        r"|\bworse\b|\bworst\b|\bdisappointing\b|\bmediocre\b|\bdull\b|\boverrated\b|\bunderwhelming\b|\bmissable\b",
     ),
     "enforced": (r"\benforced\b|\bstrict(?:ly)?\b", r"\badvisory\b|\boptional\b"),
     "condition": (
@@ -139,7 +139,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     ),
     "direction": (r"\bnorth(?:ern|wards?)?\b|\bupstream\b", r"\bsouth(?:ern|wards?)?\b|\bdownstream\b"),
     "east": (r"\beast(?:ern|wards?)?\b", r"\bwest(?:ern|wards?)?\b"),
-    "tide": (r"\blow tide\b", r"\bhigh tide\b"),
+    "tide": (r"\blow tide\b|\btide is out\b|\btide's out\b", r"\bhigh tide\b|\btide is in\b|\btide's in\b"),
 }
 UNORDERED = frozenset({"same price"})
 """Pairs whose side does not turn round when a comparison's two things swap places ("X costs more than Y")."""

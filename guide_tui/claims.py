@@ -713,6 +713,9 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
         if near and all(not sides & taken(c, concept, clause) for c, _ in near):  # the closest clauses taking a side all take the other
             match, sentence = near[0]
             return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\"", sentence)
+    if conflict := side_under_condition(clause, sided, settings):
+        concept, match, sentence = conflict
+        return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\" of the same case", sentence)
     if beyond := beyond_exclusive(clause, close):
         extra, match, sentence = beyond
         return ("polarity", f'says "{extra}" too where the guide says only "{match.text}"', sentence)
@@ -720,6 +723,28 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
         match, sentence = conflict
         verb = "denies what the guide says" if clause.polarity.negative else "says what the guide denies"
         return ("polarity", f"{verb}: \"{match.text}\"", sentence)
+    return None
+
+
+def side_under_condition(clause: Clause, sided: list[tuple[float, Clause, Said]], settings: ClaimSettings) -> tuple[str, Clause, Said] | None:
+    """A side turned round under the same condition: "best at high tide" where the guide says "at high tide the
+    beach is unremarkable, but at low tide excellent" (each side of "good" is in the guide, under opposite tides)."""
+    for concept, sides in clause.polarity.sides.items():
+        for condition, mine in clause.polarity.sides.items():
+            if condition == concept or len(mine) > 1:
+                continue
+            same_case = sorted(
+                (
+                    (score, c, s)
+                    for score, c, s in sided
+                    if score >= settings.related and concept in c.polarity.sides and condition in c.polarity.sides
+                    and taken(c, condition, clause) == mine
+                ),
+                key=lambda p: -p[0],
+            )
+            near = [(c, s) for score, c, s in same_case if score >= same_case[0][0] - 0.05] if same_case else []
+            if near and all(not sides & taken(c, concept, clause) for c, _ in near):
+                return concept, near[0][0], near[0][1]
     return None
 
 

@@ -218,6 +218,11 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "polarity", ['"idle"', '"running"'], None),
         ("Is there anything to see near Marchwood station?", "Plenty worth seeing lies close to Marchwood station [guide_marchwood.md].",
          "polarity", ['"close to"', '"not near"'], None),
+        # a side turned round under the same condition (both sides are in the guide, under opposite tides)
+        ("When is the Pellew Sands beach best?", "The beach at Pellew Sands is at its best at high tide [guide_pellew_sands.md].",
+         "polarity", ['"best"', '"unremarkable" of the same case'], None),
+        ("Where should I stay in Pellew Sands?", "The Marine Terrace guesthouses are noisier than the hotels on the seafront [guide_pellew_sands.md].",
+         "polarity", ['"noisier"', '"quieter"'], None),
         # a thing added to what the guide limits with "only"
         ("Can I pay cash for train tickets at Brightwater?",
          "The ticket machine on the Brightwater platform takes coins as well as cards [guide_regional_transport.md].",
@@ -326,6 +331,9 @@ PARAPHRASES = [
     ("How do I get tickets for Sunday lunch in Thornby Wells?", "Sunday lunch in Thornby Wells needs booking a week ahead [guide_thornby_wells.md]."),
     # "but not" excepts once
     ("When does the Elder Ness pub serve food?", "Elder Ness's pub does food from 12 to 2 and 6 to 8, but not on Mondays [guide_elder_ness.md]."),
+    ("Where should I stay in Pellew Sands?", "The seafront hotels are noisier than the Marine Terrace guesthouses [guide_pellew_sands.md]."),
+    ("When is the Pellew Sands beach best?",
+     "The beach at Pellew Sands is excellent when the tide is out and unremarkable when it is in [guide_pellew_sands.md]."),
     ("Can I pay cash for train tickets at Brightwater?", "The Brightwater platform's ticket machine only takes cards [guide_regional_transport.md]."),
     ("When is the Givens Mill tearoom open?", "The mill tearoom opens at ten and closes at four, every day but Tuesday [guide_givens_mill.md]."),
     ("What is the drive to Halden Bay like?", "The coast road into Halden Bay is slow, taking 40 minutes for 22 miles [guide_halden_bay.md]."),
