@@ -30,8 +30,8 @@ HOUR_WORDS = "|".join(sorted((w for w, n in UNITS.items() if 2 <= n <= 12), key=
 SPOKEN_MINUTES = r"[- ](?:fifteen|thirty|forty-five)"
 WORD_TIME = rf"(?:{HOUR_WORDS}|one)(?:{SPOKEN_MINUTES})?"
 """An hour in words, with its minutes: "ten thirty", "nine o'clock"."""
-FRACTION_OF = r"(?:half an?|(?:a|one|three) quarters? of an?|a third of an?)"
-"""A fraction of one unit: "half a mile", "three quarters of an hour"."""
+FRACTION_OF = r"(?:half an?|(?:a|one|three) quarters? of an?|(?:a|one|two)[- ]thirds? of an?)"
+"""A fraction of one unit: "half a mile", "three quarters of an hour", "two-thirds of an hour"."""
 SOME = rf"(?:{NUMBER}|an?|one)"  # "an hour", "a day"
 
 # unit word -> (kind, factor to the kind's base unit: minutes for durations, metres for distances)
@@ -287,7 +287,8 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
     ("duration", re.compile(
         rf"\b(?:an? )?(?:hour and an? half|hour and (?:{NUMBER}) minutes?)\b|\b(?:{NUMBER}) and a half hours?\b"
         rf"|\b(?:{NUMBER}|an?) (?:hours?|hrs?),? (?:and )?(?:{NUMBER}) (?:minutes?|mins?)\b"
-        rf"|\b(?:three[- ])?quarters? of an hour\b|\b(?:an? )?quarter (?:of an hour|hour)\b|\bhalf an hour\b|\bhalf[- ]hour(?:ly)?\b|\bhalf a day\b"
+        rf"|\b(?:three[- ])?quarters? of an hour\b|\b(?:a|one|two)[- ]thirds? of an hour\b"
+        rf"|\b(?:an? )?quarter (?:of an hour|hour)\b|\bhalf an hour\b|\bhalf[- ]hour(?:ly)?\b|\bhalf a day\b"
         rf"|\b(?:every|each) (?:(?:{NUMBER}) )?(?:hours?|minutes?)\b|\b(?:two-|three-)?hourly\b|\bon the hour\b|\bonce an hour\b"
         rf"|\b(?:(?:{NUMBER}) times|twice) (?:an|a|per) hour\b"
         rf"|\b(?:{NUMBER})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| extra| further)?"
@@ -456,15 +457,17 @@ def metres(text: str) -> list[float]:
 
 
 def fraction(text: str) -> float:
-    """The fraction a FRACTION_OF phrase names: "half a mile" 0.5, "three quarters of an hour" 0.75."""
-    return 0.5 if text.startswith("half") else 0.75 if text.startswith("three") else 0.25 if "quarter" in text else 1 / 3
+    """The fraction a FRACTION_OF phrase names: "half a mile" 0.5, "three quarters of an hour" 0.75, "two-thirds of a mile"."""
+    if "third" in text:
+        return 2 / 3 if text.startswith("two") else 1 / 3
+    return 0.5 if text.startswith("half") else 0.75 if text.startswith("three") else 0.25
 
 
 def minutes(text: str) -> list[float]:
     """A duration or interval in minutes ("an hour and a half" 90, "two-hourly" 120, "a day or two" 1440)."""
     if m := re.search(rf"({NUMBER}) and a half hour", text):
         return [(number(m.group(1)) + 0.5) * 60]
-    if "quarter" in text:
+    if "quarter" in text or "third" in text:
         return [fraction(text) * 60]
     if re.search(r"half an hour|half[- ]hour", text):
         return [30.0]

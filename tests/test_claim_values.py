@@ -71,6 +71,7 @@ def only(text: str):
         ("takes 10mins", "ten minutes"),
         ("shuts at 08:30", "shuts at 8:30am"),
         ("a city of 95 thousand", "a city of 95,000"),
+        ("two-thirds of an hour", "40 minutes"),
     ],
 )
 def test_a_value_restated_another_way_matches(claim, source):
