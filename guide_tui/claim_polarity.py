@@ -98,11 +98,11 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"\bnear(?:by|er)?\b(?! enough)|\bclose by\b"
         r"|\bclose to\b(?! (?:\d|a |an |one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred|half|the public))"
         r"|\bwithin (?:easy )?walking distance\b|\bnext door\b|\ba short (?:walk|stroll|hop)\b",
-        r"(?<!as )(?<!so )(?<!by )\bfar\b(?! (?:more|less|better|worse|too|from|[a-z]+er)\b)|\bfarther\b|\bfurther away\b"
+        r"\bfar\b(?<!\bas far)(?<!\bso far)(?<!\bby far)(?! (?:more|less|better|worse|too|from|[a-z]+er)\b)|\bfarther\b|\bfurther away\b"
         r"|\ba long way\b|\bdistant\b|\bremote\b",
     ),
     "charge": (
-        r"(?<![\w-])(?<!feel )free\b(?!-| of\b)|\bno (?:charge|fee)\b|\bcosts? nothing\b|\bwithout charge\b",
+        r"\bfree\b(?<!-free)(?<!\bfeel free)(?!-| of\b)|\bno (?:charge|fee)\b|\bcosts? nothing\b|\bwithout charge\b",
         r"\bpaid\b|\bpay(?:s|ing)?\b(?! attention)|\bcharges?\b|\bcharged\b|\b(?:entry|admission|entrance) fee\b|\bfee\b|\bticketed\b|\bpay-and-display\b",
     ),
     "indoors": (
@@ -131,10 +131,10 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"\bswitched off\b|\bturned off\b|\bidle\b|\bout of action\b|\bstatic\b|\bstands? still\b",
     ),
     "shelter": (r"\bsheltered\b|\bprotected\b", r"\bexposed\b|\bwindswept\b"),
-    "length": (r"(?<!as )\blong(?:est)?\b(?!-| as\b)|(?<!no )(?<!any )\blonger\b", r"\bshort(?:er|est)?\b(?!-)|\bbrief\b"),
+    "length": (r"\blong(?:est)?\b(?<!\bas long)(?!-| as\b)|\blonger\b(?<!\bno longer)(?<!\bany longer)", r"\bshort(?:er|est)?\b(?!-)|\bbrief\b"),
     "speed": (r"\bfast(?:er|est)?\b|\bquick(?:er|est|ly)?\b|\brapid(?:ly)?\b", r"\bslow(?:er|est|ly)?\b|\bleisurely\b"),
     "booking": (
-        r"(?<!straight )(?<!go )\bahead\b(?! of\b)|\bin advance\b|\bbeforehand\b|\bpre-?book(?:ed|ing)?\b",
+        r"\bahead\b(?<!\bstraight ahead)(?<!\bgo ahead)(?! of\b)|\bin advance\b|\bbeforehand\b|\bpre-?book(?:ed|ing)?\b",
         r"\bon the day\b|\bon arrival\b|\b(?:at the )?last minute\b|\bturn(?:s|ing)? up\b|\bwalk-ins?\b",
     ),
     "direction": (r"\bnorth(?:ern|wards?)?\b|\bupstream\b", r"\bsouth(?:ern|wards?)?\b|\bdownstream\b"),
@@ -144,6 +144,8 @@ OPPOSITES: dict[str, tuple[str, str]] = {
 UNORDERED = frozenset({"same price"})
 """Pairs whose side does not turn round when a comparison's two things swap places ("X costs more than Y")."""
 SIDES = {concept: (re.compile(yes), re.compile(no)) for concept, (yes, no) in OPPOSITES.items()}
+EITHER_SIDE = {concept: re.compile(f"(?:{yes})|(?:{no})") for concept, (yes, no) in OPPOSITES.items()}
+"""Each pair's two sides in one pattern: one search tells whether a clause takes a side of it at all."""
 ANY_SIDE = re.compile("|".join(f"(?:{side})" for pair in OPPOSITES.values() for side in pair))
 """Every side of every pair at once: most clauses take no side, and one search tells."""
 WORD = re.compile(r"[a-z0-9£][a-z0-9'-]*")
@@ -227,6 +229,8 @@ def polarity(clause: str) -> Polarity:
     flipping: set[int] = set()  # negators that turned a side word round ("isn't open" is "closed")
     denying: list[int] = []
     for concept, (yes, no) in SIDES.items() if ANY_SIDE.search(text) else ():
+        if not EITHER_SIDE[concept].search(text):
+            continue
         for pattern, side in ((yes, 1), (no, -1)):
             for match in pattern.finditer(text):
                 before = [n for n in negators if n <= match.start()]
