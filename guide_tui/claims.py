@@ -705,7 +705,10 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
         if c.polarity.sides
     ]
     for concept, sides in clause.polarity.sides.items():
-        carriers = sorted(((score, c, s) for score, c, s in sided if concept in c.polarity.sides and score >= settings.related), key=lambda p: -p[0])
+        carriers = sorted(
+            ((score, c, s) for score, c, s in sided if concept in c.polarity.sides and score >= settings.related - 0.1 * same_dates(claim, s)),
+            key=lambda p: -p[0],
+        )
         if not claim.places and any(not s.places for _, _, s in carriers):  # a claim about the region: what the guide says of the region
             carriers = [(score, c, s) for score, c, s in carriers if not s.places]
         carriers = [(score, c, s) for score, c, s in carriers if same_time(claim, s)]
@@ -807,6 +810,12 @@ def same_occasion(negative: Clause, positive: Clause) -> bool:
         if not any(touches(a, b) for a in negative.values if a.kind == kind for b in theirs):
             return False
     return True
+
+
+def same_dates(claim: Said, sentence: Said) -> bool:
+    """Do a claim and a guide sentence name the same days or months ("uncrowded in July and August" and "in
+    July and August the crowds...")? Then a side of the guide's is compared even when worded far apart."""
+    return any(a.kind == b.kind and touches(a, b) for a in claim.values if a.kind in ("day", "month") for b in sentence.values)
 
 
 def same_time(claim: Said, sentence: Said) -> bool:

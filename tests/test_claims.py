@@ -223,6 +223,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "polarity", ['"best"', '"unremarkable" of the same case'], None),
         ("Where should I stay in Pellew Sands?", "The Marine Terrace guesthouses are noisier than the hotels on the seafront [guide_pellew_sands.md].",
          "polarity", ['"noisier"', '"quieter"'], None),
+        # the same months on both sides: compared though worded far apart
+        ("Is Halden Bay busy in summer?", "Halden Bay is pleasantly uncrowded in July and August, so parking is easy [guide_halden_bay.md].",
+         "polarity", ['"uncrowded" where the guide says'], None),
         # a thing added to what the guide limits with "only"
         ("Can I pay cash for train tickets at Brightwater?",
          "The ticket machine on the Brightwater platform takes coins as well as cards [guide_regional_transport.md].",
