@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-import os
 import re
 import socket
 from urllib.parse import urlsplit
+
+from guide_tui.settings import OLLAMA_HOST, variable_hidden
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 REFUSAL_WAIT = 0.5  # seconds; a port with nothing behind it refuses at once, anything slower is left to the client's timeouts
@@ -39,10 +40,6 @@ def import_ollama():
     try:
         import ollama
     except ValueError:
-        host = os.environ.pop("OLLAMA_HOST", None)
-        try:
+        with variable_hidden(OLLAMA_HOST):
             import ollama
-        finally:
-            if host is not None:
-                os.environ["OLLAMA_HOST"] = host
     return ollama

@@ -8,6 +8,8 @@ import json
 import math
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Mapping
@@ -92,6 +94,17 @@ class Environment:
 def environment() -> Environment:
     """The environment variables as they are now."""
     return Environment.read(os.environ)
+
+
+@contextmanager
+def variable_hidden(variable: Variable) -> Iterator[None]:
+    """The process environment without one variable for the time of a block, restored after (see ollama_address)."""
+    value = os.environ.pop(variable.name, None)
+    try:
+        yield
+    finally:
+        if value is not None:
+            os.environ[variable.name] = value
 
 
 def raw_values() -> dict[str, str | None]:
