@@ -5,6 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+import weakref
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.kill()
+        process.wait()
 
 
 class Terminal:
@@ -22,6 +29,7 @@ class Terminal:
         self.process = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
         os.close(slave)
         self.output = bytearray()
+        weakref.finalize(self, stop, self.process)  # a test failing before wait() leaves no app running after pytest
 
     def drain(self, seconds: float) -> None:
         """Read whatever the program writes for up to `seconds` (its writes block if nobody reads)."""
