@@ -786,6 +786,7 @@ def knobs() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # every timed process runs as installed: bytecode compiled once, kept
     names = list(sys.argv[1:] if argv is None else argv)
     wants_help = "-h" in names or "--help" in names
     unknown = [name for name in names if name not in SECTIONS and name not in ("-h", "--help")]
