@@ -15,12 +15,14 @@ import json
 from dataclasses import dataclass, field
 
 import httpx
-import ollama
 import pydantic
 
 from guide_tui.answers import Citation
 from guide_tui.claims import Flag, Support
+from guide_tui.ollama_address import import_ollama
 from guide_tui.settings import environment
+
+ollama = import_ollama()
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ def nothing_listens(url: str) -> bool:
 
 
 def import_ollama():
-    """The ollama package. It builds a default client from OLLAMA_HOST when imported, and a value it cannot parse
+    """The ollama package, for every module that uses it. It builds a default client from OLLAMA_HOST when imported, and a value it cannot parse
     ("http://host:99999") raised there, as a traceback, before ollama_answerer.resolve_host could say what is wrong
     with it: then it is imported again with the variable out of its sight (only then, as other threads read it)."""
     try:

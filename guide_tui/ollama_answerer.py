@@ -22,19 +22,17 @@ from urllib.parse import urlsplit
 import httpx
 import pydantic
 
-from guide_tui.ollama_address import import_ollama
+from guide_tui.answers import REFUSAL, Citation, OnText
+from guide_tui.chunking import Chunk
+from guide_tui.claims import Flag, answer_sentences, check_claims, citations_of
+from guide_tui.embedding import Embedder
+from guide_tui.errors import GenerationStopped, OllamaUnavailable
+from guide_tui.grounding import Grounding, ground
+from guide_tui.ollama_address import DEFAULT_HOST, import_ollama
+from guide_tui.retrieval import Retrieval, clean_question, printable
+from guide_tui.settings import environment
 
 ollama = import_ollama()
-
-from guide_tui.answers import REFUSAL, Citation, OnText  # noqa: E402
-from guide_tui.chunking import Chunk  # noqa: E402
-from guide_tui.claims import Flag, answer_sentences, check_claims, citations_of  # noqa: E402
-from guide_tui.embedding import Embedder  # noqa: E402
-from guide_tui.errors import GenerationStopped, OllamaUnavailable  # noqa: E402
-from guide_tui.grounding import Grounding, ground  # noqa: E402
-from guide_tui.ollama_address import DEFAULT_HOST  # noqa: E402
-from guide_tui.retrieval import Retrieval, clean_question, printable  # noqa: E402
-from guide_tui.settings import environment  # noqa: E402
 
 DEFAULT_MODEL = "llama3.2"
 OPTIONS = {"temperature": 0, "seed": 42}  # the same prompt gets the same answer: eval runs are reproducible
