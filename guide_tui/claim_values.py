@@ -122,10 +122,8 @@ class Value:
 
     def matches(self, other: Value) -> bool:
         """Does `other` (in the evidence) state this value (in the claim)?"""
-        if self.kind == "count" and other.kind in ("duration", "distance"):
-            return any(abs(a - b) < 1e-6 for a in self.readings for b in written_numbers(other.text))
-        if self.kind != other.kind:
-            return False
+        if self.kind != other.kind:  # a bare count read against an amount's number ("another twenty": "20 more minutes")
+            return self.comparable(other) and any(abs(a - b) < 1e-6 for a in self.readings for b in written_numbers(other.text))
         if self.kind in ("clock", "year"):
             return any(overlaps(a, b) for a in self.readings for b in other.readings)
         if self.kind in ("day", "month"):

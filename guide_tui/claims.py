@@ -691,7 +691,7 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
     """A side of an opposite pair, or a denial, that the chunk clauses this clause matches best turn round.
 
     Closeness counts the clause and the whole claim sentence. A side conflicts when the closest
-    related clauses taking a side on that pair (within 0.05 of each other) all take the other one;
+    related clauses taking a side on that pair (within CLOSEST of each other) all take the other one;
     a denial is weighed by denial_conflict among the clauses within 0.1 of the closest."""
     pairs = [((float(c.vector @ clause.vector) + float(claim.vector @ s.vector)) / 2, c, s) for s in fits for c in s.clauses]
     if not pairs:
@@ -712,9 +712,8 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
         if not claim.places and any(not s.places for _, _, s in carriers):  # a claim about the region: what the guide says of the region
             carriers = [(score, c, s) for score, c, s in carriers if not s.places]
         carriers = [(score, c, s) for score, c, s in carriers if same_time(claim, s)]
-        near = [(c, s) for score, c, s in carriers if score >= carriers[0][0] - 0.05] if carriers else []
-        if near and all(not sides & taken(c, concept, clause) for c, _ in near):  # the closest clauses taking a side all take the other
-            match, sentence = near[0]
+        if opposed := closest_all_opposed(carriers, concept, sides, clause):
+            match, sentence = opposed
             return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\"", sentence)
     if conflict := side_under_condition(clause, sided, settings):
         concept, match, sentence = conflict
@@ -745,9 +744,21 @@ def side_under_condition(clause: Clause, sided: list[tuple[float, Clause, Said]]
                 ),
                 key=lambda p: -p[0],
             )
-            near = [(c, s) for score, c, s in same_case if score >= same_case[0][0] - 0.05] if same_case else []
-            if near and all(not sides & taken(c, concept, clause) for c, _ in near):
-                return concept, near[0][0], near[0][1]
+            if opposed := closest_all_opposed(same_case, concept, sides, clause):
+                return concept, *opposed
+    return None
+
+
+CLOSEST = 0.05
+"""Guide clauses within this closeness of the closest one are read together when judging a side."""
+
+
+def closest_all_opposed(ranked: list[tuple[float, Clause, Said]], concept: str, sides: frozenset[int], clause: Clause) -> tuple[Clause, Said] | None:
+    """The closest of the ranked (best first) guide clauses taking a side of `concept`, when all those within CLOSEST
+    of it take the other side from the claim's `sides`; else None."""
+    near = [(c, s) for score, c, s in ranked if score >= ranked[0][0] - CLOSEST] if ranked else []
+    if near and all(not sides & taken(c, concept, clause) for c, _ in near):
+        return near[0]
     return None
 
 
