@@ -1,10 +1,12 @@
 """Fit the answerability model (guide_tui/answerability.json) and report it by cross-validation.
 
 Fitting data: the project's own questions (guide_tui/questions.toml and benchmarks/data/own_questions.jsonl,
-answered from the bundled index) plus one half of the blind dev set (../shared/eval/dev_questions.jsonl,
-answered from an index of the original guides). The other half is never looked at while fitting: it is
-answered end to end with the fitted model and reported by kind. Both directions are run (odd ids fit /
-even ids report, and the reverse); the shipped model is the one fitted on the odd half.
+answered from the bundled index) plus one half of two sets written blind: the dev set
+(../shared/eval/dev_questions.jsonl, answered from an index of the original guides) and the hard set
+(benchmarks/data/hard_questions.jsonl: mostly questions the guides do not answer, bundled index). The
+other halves are never looked at while fitting: they are answered end to end with the fitted model and
+reported by kind. Both directions are run (odd ids fit / even ids report, and the reverse); the shipped
+model is the one fitted on the odd halves.
 
     python benchmarks/fit_answerability.py [--original-index DIR] [--write]
 """
@@ -33,6 +35,7 @@ SHARED = ROOT.parent / "shared"
 DEV = SHARED / "eval" / "dev_questions.jsonl"
 ORIGINALS = SHARED / "corpora" / "city_guides"
 OWN = ROOT / "benchmarks" / "data" / "own_questions.jsonl"
+HARD = ROOT / "benchmarks" / "data" / "hard_questions.jsonl"
 L2 = 1.0
 ANSWERED_UNANSWERABLE_COST = 1.0  # an unanswerable part answered costs this many wrongly refused answerable ones
 
@@ -76,7 +79,7 @@ def run_with(model: AnswerabilityModel, retriever: Retriever, questions) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--original-index", type=Path, help="an index of ../shared/corpora/city_guides (built if not given)")
-    parser.add_argument("--write", action="store_true", help="write the odd-half model to guide_tui/answerability.json")
+    parser.add_argument("--write", action="store_true", help="write the odd-halves model to guide_tui/answerability.json")
     args = parser.parse_args()
     original_dir = args.original_index
     if original_dir is None:
@@ -89,19 +92,25 @@ def main() -> None:
     own = [(q.text, int(q.in_corpus)) for q in load_questions().questions]
     own += [(q.question, int(q.answerable)) for q in load_traveller_questions(OWN)]
     own_rows = rows_of(bundled, own)
-    dev = load_traveller_questions(DEV)
-    halves = {"odd": [q for q in dev if q.number % 2], "even": [q for q in dev if not q.number % 2]}
-    dev_rows = {name: rows_of(original, [(q.question, int(q.answerable)) for q in half]) for name, half in halves.items()}
+    blind = {"dev": (original, load_traveller_questions(DEV)), "hard": (bundled, load_traveller_questions(HARD))}
+    halves = {
+        (name, half): [q for q in questions if q.number % 2 == (half == "odd")]
+        for name, (_, questions) in blind.items() for half in ("odd", "even")
+    }
+    blind_rows = {
+        key: rows_of(blind[key[0]][0], [(q.question, int(q.answerable)) for q in questions]) for key, questions in halves.items()
+    }
     shipped = None
     for fit_half, report_half in (("odd", "even"), ("even", "odd")):
-        rows = own_rows + dev_rows[fit_half]
-        model = fitted(rows, {"own_questions": len(own), "dev_half": fit_half, "rows": len(rows), "l2": L2})
-        print(f"\n== fitted on own questions + dev {fit_half} ids ({len(rows)} parts); threshold {model.threshold:.3f}")
+        rows = own_rows + blind_rows["dev", fit_half] + blind_rows["hard", fit_half]
+        model = fitted(rows, {"own_questions": len(own), "blind_half": fit_half, "rows": len(rows), "l2": L2})
+        print(f"\n== fitted on own questions + dev and hard {fit_half} ids ({len(rows)} parts); threshold {model.threshold:.3f}")
         print("weights: " + ", ".join(f"{n} {model.weights[n]:+.2f}" for n in FEATURES) + f", bias {model.bias:+.2f}")
-        print(f"-- dev {report_half} ids (not fitted on):")
-        print(run_with(model, original, halves[report_half]))
-        print(f"-- dev {fit_half} ids (fitted on):")
-        print(run_with(model, original, halves[fit_half]))
+        for name, (retriever, _) in blind.items():
+            print(f"-- {name} {report_half} ids (not fitted on):")
+            print(run_with(model, retriever, halves[name, report_half]))
+            print(f"-- {name} {fit_half} ids (fitted on):")
+            print(run_with(model, retriever, halves[name, fit_half]))
         shipped = shipped or model
     if args.write:
         answerability.MODEL_FILE.write_text(json.dumps(shipped.to_json(), indent=2) + "\n", encoding="utf-8")

@@ -28,6 +28,7 @@ FEATURES = (
     "yes_no_unknown",  # unknown_here, for yes/no questions ("Is there a cinema...?")
     "no_subject",  # 1 when the question has no content word left ("what about it?")
     "absent_thing",  # an "is there / can I hire" question with a word the place's guides never use
+    "follow_up",  # 1 for a later part of a question, whose words lean on the part before ("and how long is the ride?")
 )
 MODEL_FILE = Path(__file__).with_name("answerability.json")
 

@@ -59,16 +59,33 @@ FOUND = {
     ),
     "distance": _pattern(rf"\b{NUMBER_WORD}[ -](?:miles?|metres?|meters?|km|kilometres?|yards?|feet)\b"),
     "frequency": _pattern(r"\bevery\b|\b(?:two-)?hourly\b|\bonce\b|\btwice\b|\btimes a (?:day|week|year)\b|\ba day\b"),
+    "contact": _pattern(r"\b\d{3,5}[\s-]?\d{3,}\b|\b[\w.-]+@[\w-]+\.\w+|\bwww\.|https?://"),
+    "identifier": _pattern(
+        r"\b(?:platforms?|gates?|stands?|stops?|routes?|lines?|numbers?|no\.)\s?\d+[a-z]?\b|\b\d+[a-z]?\s(?:bus|tram|service)\b"
+    ),
     "reason": _pattern(r"\bbecause\b|\bsince\b|\bso\b|\bdue to\b|\bthanks to\b|\bmeans\b|\bmakes?\b|\bwhich\b"),
 }
 WHEN = ("clock", "day", "month", "year")
 SOFT_KINDS = {"place", "reason"}  # said in too many ways to demand ("why": because, so, a detail that...)
+DETAIL_KINDS = {"contact", "identifier"}
+"""Details only a sentence holding them answers (a phone number, a platform); no retrieval bonus (retrieval.VALUE_KINDS)."""
 
 # Question cues, tried in order; a cue that matches is blanked out so a later, vaguer cue
 # ("how long") does not fire on what an earlier one ("how long has") already read.
 # Each matching cue adds one group of acceptable kinds: a sentence answers a group when
 # it shows any of the group's kinds. The main reading comes first (retrieval's bonus uses only it).
 ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
+    (
+        _pattern(r"\b(?:phone|telephone|mobile|contact) (?:number|no\b|details)|\bnumber to (?:call|ring|text)\b|\bweb ?site\b|\be-?mail\b"),
+        ("contact",),
+    ),
+    (
+        _pattern(
+            r"\b(?:which|what) (?:\w+ )?(?:platform|gate|stop number|route number|bus number)\b|\b(?:which|what) (?:tram|bus|train) (?:line|route|number)\b"
+            r"|\bwhat number (?:bus|tram|train|platform|route)\b"
+        ),
+        ("identifier",),
+    ),
     (_pattern(r"\bwhat year\b|\bhow old\b|\bwhen did\b|\bhow long has\b|\bsince when\b|\bwhat century\b"), ("year",)),
     (_pattern(r"\b(?:which|what)(?: \w+)? (?:months?|seasons?)\b|\btime of (?:the )?year\b"), ("month",)),
     (_pattern(r"\b(?:which|what)(?: \w+)? days?\b"), ("day",)),
@@ -81,7 +98,13 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (_pattern(rf"\bhow much (?:does|do|is|are|will|would|did)\b|\b(?:{'|'.join(AMOUNT_WORDS.split())})\b"), ("amount",)),
     (_pattern(rf"\b(?:{'|'.join(PRICE_WORDS.split())})\b{MEANS_OF_PAYMENT}"), ("price",)),  # "is it expensive?": "priced for tourists" will do
     (_pattern(r"\bhow (?:tall|high|deep|wide|heavy|steep)\b|\b(?:height|depth|width)\b"), ("measure",)),
-    (_pattern(r"\bcalled\b|\bnamed?\b|\bnames of\b|\bwhat(?:'s|’s| is) (?:the|its) name\b"), ("name",)),
+    (
+        _pattern(
+            r"\bcalled\b|\bnamed?\b|\bnames of\b|\bwhat(?:'s|’s| is) (?:the|its) name\b"
+            r"|\bwhich (?:\w+ )?(?:company|companies|operators?|firms?)\b|\bwho (?:runs|operates|owns)\b"
+        ),
+        ("name",),
+    ),
     (_pattern(r"\bhow (?:many|much)\b"), ("number",)),
     (
         _pattern(
@@ -105,6 +128,8 @@ KIND_WORDS = {
     "distance": "distance miles metres",
     "number": "number",
     "frequency": "frequent frequently",
+    "contact": "phone telephone mobile contact number website email",
+    "identifier": "platform gate line route number",
 }
 KINDS_OF_WORD: dict[str, list[str]] = {}
 for _kind, _words in KIND_WORDS.items():
@@ -139,18 +164,22 @@ PART_BREAK = re.compile(
 WORD_IN_PART = re.compile(r"[A-Za-z0-9£]+")
 SHORTEST_PART = 3  # words, for a piece that opens like a question: "how early?" belongs to the part before it
 OPENS_A_QUESTION = re.compile(QUESTION_OPENER, re.IGNORECASE)
+REQUEST = re.compile(r"(?:please\s+)?(?:tell|name|list|give|recommend|suggest|show|explain|describe)\b", re.IGNORECASE)
+"""Opens a request that stands as a part; any other piece that asks nothing ("trying to budget") is context for its neighbour."""
 
 
 def question_parts(question: str) -> list[str]:
     """The question's parts, each a question of its own ("Which day is the tearoom shut, and can I stay
-    overnight?" -> two); a fragment too short to stand alone joins the part before it (or, first, after it)."""
+    overnight?" -> two); a fragment too short to stand alone, or one that asks nothing ("...? trying to budget"),
+    joins the part before it (or, first, after it)."""
     parts: list[str] = []
     lead = ""
     for piece in PART_BREAK.split(question.strip()):
         piece = piece.strip(" ,;")
         if not piece:
             continue
-        if len(WORD_IN_PART.findall(piece)) >= SHORTEST_PART + (not OPENS_A_QUESTION.match(piece)):
+        asks = OPENS_A_QUESTION.match(piece) or REQUEST.match(piece)
+        if (asks or piece.endswith("?")) and len(WORD_IN_PART.findall(piece)) >= SHORTEST_PART + (not asks):
             parts.append(f"{lead}, {piece}" if lead else piece)
             lead = ""
         elif parts:

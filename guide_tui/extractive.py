@@ -259,9 +259,11 @@ def analysed(retriever: Retriever) -> Analysed:
 FILLER_IN_NAMES = frozenset("best good proper main little".split())  # "the best base": still inside the name
 EXISTENCE = re.compile(
     r"\b(?:is|are) there\b|\bis it possible to (?:hire|rent|buy|get)\b|\b(?:can|could) (?:i|we|you|one) (?:hire|rent|buy|get)\b"
-    r"|\bwhere (?:can|could|do) (?:i|we|you|one) (?:hire|rent|buy|get)\b|\bdo(?:es)? (?:it|they|the \w+) (?:have|do|serve|sell)\b",
+    r"|\bwhere (?:can|could|do) (?:i|we|you|one) (?:hire|rent|buy|get)\b|\bdo(?:es)? (?!(?:i|we|you)\b)(?:\w+ ){1,5}(?:have|do|serve|sell|offer)\b(?! to)"
+    r"|\b(?:are|is) (?:\w+ ){1,3}(?:allowed|permitted|welcome)\b|\b(?:can|could|may) (?:i|we|you) (?:bring|take) (?:my|our|a)\b",
     re.IGNORECASE,
 )
+COUNT_QUESTION = re.compile(r"\bhow (?:many|much)\b", re.IGNORECASE)
 YES_NO = re.compile(r"^(?:is|are|does|do|did|can|could|will|would|should|has|have|was|were)\b", re.IGNORECASE)
 SOFT_KIND_SHARE = 0.5
 YES_NO_UNKNOWN = 1 / 3  # share of a yes/no question's subject unknown to the place at which it is refused
@@ -281,6 +283,7 @@ class Subject:
     named: set[str]  # words of the things the question names after an article ("a cinema", "the entry fee")
     vector: np.ndarray  # the question's sentence vector, town names masked
     word_vectors: np.ndarray
+    follows: bool = False  # a later part of a question ("..., and how long is the ride?"): its words lean on the part before
 
     def share(self, coverage: np.ndarray) -> float:
         """Rarity-weighted share of the subject words covered (1 when there are none)."""
@@ -304,7 +307,7 @@ class Candidate:
     teacher: float = 0.0  # the teacher model's cosine of question and sentence (0 without the teacher)
 
 
-def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = None) -> Subject:
+def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = None, follows: bool = False) -> Subject:
     """towns_asked: the whole question's towns, for a part that names none ("..., and can I stay there?")."""
     towns = facts.towns.found_in(question) or set(towns_asked or ())
     kinds = asked_kinds(question)
@@ -323,8 +326,8 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     weights = np.array([facts.rarity(word) for word in words])
     last_sentence = re.split(r"(?<=[.!?])\s+", question.strip())[-1]
     named = named_things(without_towns)
-    exists = bool(EXISTENCE.search(question))
-    return Subject(words, weights, kinds, towns, bool(YES_NO.match(last_sentence)), exists, named, vectors[0], vectors[1:])
+    exists = bool(EXISTENCE.search(question)) and not COUNT_QUESTION.search(question)  # "how many ... are there": a count
+    return Subject(words, weights, kinds, towns, bool(YES_NO.match(last_sentence)), exists, named, vectors[0], vectors[1:], follows)
 
 
 ARTICLES = frozenset("a an the any some my your its their this that these those one another".split())
@@ -368,6 +371,10 @@ def place_match(subject: Subject, sentence: Sentence) -> float:
     return len((sentence.towns | {town}) & subject.towns) / len(subject.towns)
 
 
+STREET = re.compile(r"\b[A-Z][a-z]+ (?:Lane|Street|Road|Terrace|Square|Row|Quay|Way|Avenue|Parade|Place)\b")
+STREET_WORDS = frozenset("street streets road roads lane lanes terrace square avenue address".split())
+
+
 def names_places(text: str, subject: Subject, facts: Analysed) -> bool:
     """A place name the question did not give: a town, or a capitalised word after the first
     (not a month or day), e.g. "Verrill Street", "Marchwood is where..."."""
@@ -383,8 +390,9 @@ def names_places(text: str, subject: Subject, facts: Analysed) -> bool:
 def gives(kind: str, sentence: Sentence, subject: Subject, facts: Analysed) -> bool:
     """The sentence gives this kind of answer; a place may also be the town its guide is about, which
     the answer's lead names ("Halden Bay's guide says: ...stepped lanes... hard work with a pushchair")."""
-    if kind == "name":
-        return names_places(sentence.text, subject, facts)
+    if kind == "name":  # a street named near the thing is not its name ("the hotels ... on Corry Lane"), unless asked
+        text = sentence.text if STREET_WORDS.intersection(subject.words) else STREET.sub("", sentence.text)
+        return names_places(text, subject, facts)
     if kind != "place":
         return sentence.holds(kind)
     by_guide = sentence.guide_town not in (None, *subject.towns) and not sentence.shared
@@ -523,9 +531,9 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
     teacher = retriever.teacher if retrieval.teacher_query is not None else None
     part_vectors = [retrieval.teacher_query] if len(parts) == 1 or teacher is None else list(retriever.teacher_encode(parts))
     rows = [row for hit in hits for row in facts.rows_of(hit.ordinal)]  # the only ones scored
-    for part, part_vector in zip(parts, part_vectors):
+    for number, (part, part_vector) in enumerate(zip(parts, part_vectors)):
         similarities = None if part_vector is None else dict(zip(rows, (retriever.index.teacher_vectors[rows] @ part_vector).tolist()))
-        subject = subject_of(part, facts, towns)
+        subject = subject_of(part, facts, towns, follows=number > 0)
         towns = subject.towns
         found = part_evidence(part, subject, hits, facts, similarities)
         verdicts += found.verdicts
@@ -655,6 +663,7 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
         "yes_no_unknown": unknown_here if subject.yes_no else 0.0,
         "no_subject": float(not subject.words),
         "absent_thing": float(subject.asks_existence and bool((~literal_here).any())),
+        "follow_up": float(subject.follows),
     }
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from guide_tui.asked import FOUND, SOFT_KINDS, WHEN, asked_kinds, asks_for_a_list
+from guide_tui.asked import DETAIL_KINDS, FOUND, SOFT_KINDS, WHEN, asked_kinds, asks_for_a_list
 from guide_tui.chunking import Chunk
 from guide_tui.embedding import recorded_sha256
 from guide_tui.settings import FusionSettings, RetrievalSettings
@@ -47,7 +47,7 @@ KEYWORD_CANDIDATES = 2_000
 """How many chunks BM25 scores at most (the best): reading every hit costs ~10 us each, 0.9 s a question at
 84,000 chunks; the rest count as matching no term, which only the fused score's scale notices."""
 
-VALUE_KINDS = [kind for kind in FOUND if kind not in SOFT_KINDS]
+VALUE_KINDS = [kind for kind in FOUND if kind not in SOFT_KINDS | DETAIL_KINDS]
 """Kinds of value (asked.FOUND) that earn FusionSettings.asked_value_bonus: a chunk gets it when its body holds the
 first kind (the main reading) of a group the question asks for, "when"'s group aside. 60 of the 84
 chunks hold a time, day, month or year, and a bonus for "how long"'s distances too put a route's

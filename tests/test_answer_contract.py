@@ -88,6 +88,11 @@ def test_question_parts_split_on_new_questions_only() -> None:
         "do i have to reserve a table in thornby wells, how early?"
     ]
     assert question_parts("Is the mill open on Tuesdays? How much is the tour?") == ["Is the mill open on Tuesdays?", "How much is the tour?"]
+    # a piece that asks nothing is context for the question beside it, not a question of its own
+    assert question_parts("Does the pier shut in winter? asking for my parents' trip in March") == [
+        "Does the pier shut in winter, asking for my parents' trip in March"
+    ]
+    assert question_parts("Tell me about the pier; how long is the promenade?") == ["Tell me about the pier", "how long is the promenade?"]
 
 
 def test_a_part_the_guides_do_not_cover_is_named_and_the_rest_answered(retriever) -> None:
@@ -188,7 +193,7 @@ def test_the_shipped_model_weighs_every_feature_and_says_what_it_was_fitted_on()
     model = shipped_model()
     assert set(model.weights) == set(FEATURES)
     assert 0.0 < model.threshold < 1.0
-    assert model.fitted_on["dev_half"] == "odd"
+    assert model.fitted_on["blind_half"] == "odd"
 
 
 # ---------------------------------------------------------------- scoring agrees with shared/eval/score.py
