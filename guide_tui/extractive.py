@@ -263,7 +263,7 @@ EXISTENCE = re.compile(
     r"|\b(?:are|is) (?:\w+ ){1,3}(?:allowed|permitted|welcome)\b|\b(?:can|could|may) (?:i|we|you) (?:bring|take) (?:my|our|a)\b",
     re.IGNORECASE,
 )
-COUNT_QUESTION = re.compile(r"\bhow (?:many|much)\b", re.IGNORECASE)
+WH_QUESTION = re.compile(r"\s*(?:what|which|how|when|who|why)\b", re.IGNORECASE)  # not "where can I hire"
 YES_NO = re.compile(r"^(?:is|are|does|do|did|can|could|will|would|should|has|have|was|were)\b", re.IGNORECASE)
 SOFT_KIND_SHARE = 0.5
 YES_NO_UNKNOWN = 1 / 3  # share of a yes/no question's subject unknown to the place at which it is refused
@@ -326,7 +326,7 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     weights = np.array([facts.rarity(word) for word in words])
     last_sentence = re.split(r"(?<=[.!?])\s+", question.strip())[-1]
     named = named_things(without_towns)
-    exists = bool(EXISTENCE.search(question)) and not COUNT_QUESTION.search(question)  # "how many ... are there": a count
+    exists = bool(EXISTENCE.search(question)) and not WH_QUESTION.match(last_sentence)  # "what options are there": a list
     return Subject(words, weights, kinds, towns, bool(YES_NO.match(last_sentence)), exists, named, vectors[0], vectors[1:], follows)
 
 

@@ -15,6 +15,7 @@ from guide_tui.answerability import FEATURES, AnswerabilityModel, fit, shipped_m
 from guide_tui.answering import answer_question
 from guide_tui.answers import REFUSAL
 from guide_tui.asked import asks_for_a_list, asks_to_make_something, question_parts
+from guide_tui.extractive import analysed, subject_of
 from guide_tui.questions import load_questions
 from guide_tui.scoring import first_headings, load_traveller_questions, score, score_table
 
@@ -93,6 +94,22 @@ def test_question_parts_split_on_new_questions_only() -> None:
         "Does the pier shut in winter, asking for my parents' trip in March"
     ]
     assert question_parts("Tell me about the pier; how long is the promenade?") == ["Tell me about the pier", "how long is the promenade?"]
+
+
+@pytest.mark.parametrize(
+    "question, exists",
+    [
+        ("Are dogs allowed on the beach at Pellew Sands?", True),
+        ("Do the hotels in Thornby Wells have wifi?", True),
+        ("Can I bring my bike on the train?", True),
+        ("Is there a cinema in Kestrelford?", True),
+        ("What options for food are there in Corry Vale?", False),  # a list, not whether food exists
+        ("How many bus companies are there around here?", False),  # a count
+        ("Do I have to book the mill tour?", False),
+    ],
+)
+def test_whether_a_question_asks_if_a_thing_exists(retriever, question, exists) -> None:
+    assert subject_of(question, analysed(retriever)).asks_existence is exists
 
 
 def test_a_part_the_guides_do_not_cover_is_named_and_the_rest_answered(retriever) -> None:

@@ -115,6 +115,7 @@ def test_false_premise_is_refused_not_answered_with_another_towns_fact(retriever
         "Can I hire a bike in Brightwater?",
         "What's the phone number for the taxi in Corry Vale?",  # the taxi is there, its number is not
         "Which tram line do I take to Northgate in Marchwood?",  # the trams are there, no line is named
+        "What are the names of the two riverside hotels in Brightwater?",  # "on Corry Lane" names a street, not a hotel
         "Are there lifeguards on the beach at Pellew Sands?",
     ],
 )
