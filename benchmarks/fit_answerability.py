@@ -1,9 +1,10 @@
 """Fit the answerability model (guide_tui/answerability.json) and report it by cross-validation.
 
 Fitting data: the project's own questions (guide_tui/questions.toml and benchmarks/data/own_questions.jsonl,
-answered from the bundled index) plus one half of two sets written blind: the dev set
-(../shared/eval/dev_questions.jsonl, answered from an index of the original guides) and the hard set
-(benchmarks/data/hard_questions.jsonl: mostly questions the guides do not answer, bundled index). The
+answered from the bundled index) plus one half of each set written blind: the dev set
+(../shared/eval/dev_questions.jsonl, answered from an index of the original guides), the hard set
+(benchmarks/data/hard_questions.jsonl: mostly questions the guides do not answer) and the varied set
+(benchmarks/data/varied_questions.jsonl: every kind, in many travellers' registers), both bundled index. The
 other halves are never looked at while fitting: they are answered end to end with the fitted model and
 reported by kind. Both directions are run (odd ids fit / even ids report, and the reverse); the shipped
 model is the one fitted on the odd halves.
@@ -36,6 +37,7 @@ DEV = SHARED / "eval" / "dev_questions.jsonl"
 ORIGINALS = SHARED / "corpora" / "city_guides"
 OWN = ROOT / "benchmarks" / "data" / "own_questions.jsonl"
 HARD = ROOT / "benchmarks" / "data" / "hard_questions.jsonl"
+VARIED = ROOT / "benchmarks" / "data" / "varied_questions.jsonl"
 L2 = 1.0
 ANSWERED_UNANSWERABLE_COST = 1.0  # an unanswerable part answered costs this many wrongly refused answerable ones
 
@@ -92,7 +94,11 @@ def main() -> None:
     own = [(q.text, int(q.in_corpus)) for q in load_questions().questions]
     own += [(q.question, int(q.answerable)) for q in load_traveller_questions(OWN)]
     own_rows = rows_of(bundled, own)
-    blind = {"dev": (original, load_traveller_questions(DEV)), "hard": (bundled, load_traveller_questions(HARD))}
+    blind = {
+        "dev": (original, load_traveller_questions(DEV)),
+        "hard": (bundled, load_traveller_questions(HARD)),
+        "varied": (bundled, load_traveller_questions(VARIED)),
+    }
     halves = {
         (name, half): [q for q in questions if q.number % 2 == (half == "odd")]
         for name, (_, questions) in blind.items() for half in ("odd", "even")
@@ -102,9 +108,9 @@ def main() -> None:
     }
     shipped = None
     for fit_half, report_half in (("odd", "even"), ("even", "odd")):
-        rows = own_rows + blind_rows["dev", fit_half] + blind_rows["hard", fit_half]
+        rows = own_rows + [row for name in blind for row in blind_rows[name, fit_half]]
         model = fitted(rows, {"own_questions": len(own), "blind_half": fit_half, "rows": len(rows), "l2": L2})
-        print(f"\n== fitted on own questions + dev and hard {fit_half} ids ({len(rows)} parts); threshold {model.threshold:.3f}")
+        print(f"\n== fitted on own questions + the {fit_half} ids of {', '.join(blind)} ({len(rows)} parts); threshold {model.threshold:.3f}")
         print("weights: " + ", ".join(f"{n} {model.weights[n]:+.2f}" for n in FEATURES) + f", bias {model.bias:+.2f}")
         for name, (retriever, _) in blind.items():
             print(f"-- {name} {report_half} ids (not fitted on):")

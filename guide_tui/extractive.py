@@ -260,10 +260,10 @@ FILLER_IN_NAMES = frozenset("best good proper main little".split())  # "the best
 EXISTENCE = re.compile(
     r"\b(?:is|are) there\b|\bis it possible to (?:hire|rent|buy|get)\b|\b(?:can|could) (?:i|we|you|one) (?:hire|rent|buy|get)\b"
     r"|\bwhere (?:can|could|do) (?:i|we|you|one) (?:hire|rent|buy|get)\b|\bdo(?:es)? (?!(?:i|we|you)\b)(?:\w+ ){1,5}(?:have|do|serve|sell|offer)\b(?! to)"
-    r"|\b(?:are|is) (?:\w+ ){1,3}(?:allowed|permitted|welcome)\b|\b(?:can|could|may) (?:i|we|you) (?:bring|take) (?:my|our|a)\b",
+    r"|\b(?:are|is) (?!it\b)(?:\w+ ){1,3}(?:allowed|permitted|welcome)\b|\b(?:can|could|may) (?:i|we|you) (?:bring|take) (?:my|our|a)\b",
     re.IGNORECASE,
 )
-WH_QUESTION = re.compile(r"\s*(?:what|which|how|when|who|why)\b", re.IGNORECASE)  # not "where can I hire"
+WHERE_QUESTION = re.compile(r"\s*where\b", re.IGNORECASE)  # "where can I hire a bike?": whether one can, and where
 YES_NO = re.compile(r"^(?:is|are|does|do|did|can|could|will|would|should|has|have|was|were)\b", re.IGNORECASE)
 SOFT_KIND_SHARE = 0.5
 YES_NO_UNKNOWN = 1 / 3  # share of a yes/no question's subject unknown to the place at which it is refused
@@ -326,7 +326,9 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     weights = np.array([facts.rarity(word) for word in words])
     last_sentence = re.split(r"(?<=[.!?])\s+", question.strip())[-1]
     named = named_things(without_towns)
-    exists = bool(EXISTENCE.search(question)) and not WH_QUESTION.match(last_sentence)  # "what options are there": a list
+    # whether a thing exists is asked by a yes/no question ("is there a cinema?") or "where can I hire";
+    # "what options are there" asks for a list, "until what time can I get dinner" for a time
+    exists = bool(EXISTENCE.search(question)) and bool(YES_NO.match(last_sentence) or WHERE_QUESTION.match(last_sentence))
     return Subject(words, weights, kinds, towns, bool(YES_NO.match(last_sentence)), exists, named, vectors[0], vectors[1:], follows)
 
 

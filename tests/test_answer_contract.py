@@ -106,6 +106,10 @@ def test_question_parts_split_on_new_questions_only() -> None:
         ("What options for food are there in Corry Vale?", False),  # a list, not whether food exists
         ("How many bus companies are there around here?", False),  # a count
         ("Do I have to book the mill tour?", False),
+        ("Until what time can I get a meal in the pub?", False),  # a time, asked after a preposition
+        ("wat time do the pubs do food", False),  # a time, however spelt
+        ("Where can I rent a canoe?", True),
+        ("Is it allowed to swim off the pier?", False),  # whether one may, which the guides may say in other words
     ],
 )
 def test_whether_a_question_asks_if_a_thing_exists(retriever, question, exists) -> None:
