@@ -66,6 +66,13 @@ FOUND = {
     "reason": _pattern(r"\bbecause\b|\bsince\b|\bso\b|\bdue to\b|\bthanks to\b|\bmeans\b|\bmakes?\b|\bwhich\b"),
 }
 WHEN = ("clock", "day", "month", "year")
+KIND_NAMES = {
+    "clock": "a time of day", "day": "a day", "month": "a month or season", "year": "a year", "number": "a number",
+    "price": "a price", "amount": "an amount of money", "measure": "a height or size", "name": "a name",
+    "duration": "how long", "distance": "how far", "frequency": "how often", "contact": "a phone number, website or email",
+    "identifier": "a platform, line or route number", "place": "a place", "reason": "a reason",
+}
+"""How a refusal names a kind of value no retrieved sentence gives ("no retrieved sentence gives a time of day")."""
 SOFT_KINDS = {"place", "reason"}  # said in too many ways to demand ("why": because, so, a detail that...)
 DETAIL_KINDS = {"contact", "identifier"}
 """Details only a sentence holding them answers (a phone number, a platform); no retrieval bonus (retrieval.VALUE_KINDS)."""

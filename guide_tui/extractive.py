@@ -25,7 +25,17 @@ import numpy as np
 
 from guide_tui.analysis import WORD
 from guide_tui.answerability import Verdict, shipped_model
-from guide_tui.asked import DAY_AND_MONTH_NAMES, FOUND, KINDS_OF_WORD, SOFT_KINDS, asked_kinds, asks_for_a_list, asks_to_make_something, question_parts
+from guide_tui.asked import (
+    DAY_AND_MONTH_NAMES,
+    FOUND,
+    KIND_NAMES,
+    KINDS_OF_WORD,
+    SOFT_KINDS,
+    asked_kinds,
+    asks_for_a_list,
+    asks_to_make_something,
+    question_parts,
+)
 from guide_tui.chunking import paragraphs
 from guide_tui.retrieval import Hit, Retrieval, Retriever, query_analyzer
 
@@ -698,8 +708,10 @@ def why_unanswerable(subject: Subject, quotes: list[Candidate], everything: list
         return f"the guides for {place} do not mention {', '.join(unknown)}"  # "Is there a cinema...?"
     if (named_unknown or (unknown and best.share == 0.0)) and not restates:
         return f"the guides for {place} do not mention {', '.join(named_unknown or unknown)}"  # "the ferry", "a film"
-    if kinds_found(subject, [q.sentence for q in quotes], facts, hard_only=True) < 1.0:
-        return "no retrieved sentence gives the kind of answer asked for"  # "how much": no price
+    said = [q.sentence for q in quotes]
+    missing = [group for group in subject.kinds if not SOFT_KINDS.issuperset(group) and not any(gives(k, s, subject, facts) for k in group for s in said)]
+    if missing:  # "how much": no price
+        return "no retrieved sentence gives " + "; nor ".join(" or ".join(KIND_NAMES[kind] for kind in group) for group in missing)
     if best.share == 0.0 and not (place_match(subject, best.sentence) == 1.0 and (restates or subject.kinds)):
         return f"no retrieved sentence is about {', '.join(subject.words)}"
     if said_of_another_place(subject, best, everything) and not restates:

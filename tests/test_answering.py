@@ -126,6 +126,12 @@ def test_near_misses_are_refused_by_the_answerability_check(retriever, question)
     assert answer.refusal_detail
 
 
+def test_a_refusal_names_the_kind_of_value_no_retrieved_sentence_gives(retriever) -> None:
+    answer, _ = ask(retriever, "What's the phone number for the taxi in Corry Vale?")
+    assert answer.refused
+    assert answer.verdicts[0].reason == "no retrieved sentence gives a phone number, website or email"
+
+
 def test_contradicting_guides_are_quoted_only_where_within_the_cutoff(retriever) -> None:
     """The guides disagree on the nearest full hospital; the towns' "Practical notes" copy (Brightwater) sits
     beyond the cutoff for this wording, so the answer may quote only the accessibility guide (Marchwood)."""
