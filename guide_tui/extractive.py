@@ -416,16 +416,23 @@ def kind_weight(group: tuple[str, ...]) -> float:
     return SOFT_KIND_SHARE if SOFT_KINDS.issuperset(group) else 1.0
 
 
-def kinds_found(subject: Subject, said: list[Sentence], facts: Analysed, hard_only: bool = False) -> float:
-    """Weighted share (kind_weight) of the asked-for kind groups the sentences give; with hard_only,
-    the soft groups are left out."""
-    weights = [(kind_weight(group), group) for group in subject.kinds if not (hard_only and SOFT_KINDS.issuperset(group))]
+def kinds_found(subject: Subject, said: list[Sentence], facts: Analysed) -> float:
+    """Weighted share (kind_weight) of the asked-for kind groups the sentences give."""
+    weights = [(kind_weight(group), group) for group in subject.kinds]
     if not weights:
         return 1.0
-    given = sum(
-        weight for weight, group in weights if any(gives(kind, sentence, subject, facts) for kind in group for sentence in said)
-    )
+    given = sum(weight for weight, group in weights if gives_any(group, said, subject, facts))
     return given / sum(weight for weight, _ in weights)
+
+
+def kinds_missing(subject: Subject, said: list[Sentence], facts: Analysed) -> list[tuple[str, ...]]:
+    """The asked-for kind groups, soft ones aside, that none of the sentences gives ("how much": no price)."""
+    return [group for group in subject.kinds if not SOFT_KINDS.issuperset(group) and not gives_any(group, said, subject, facts)]
+
+
+def gives_any(group: tuple[str, ...], said: list[Sentence], subject: Subject, facts: Analysed) -> bool:
+    """One of the sentences gives one of the group's kinds ("when": a time, a day, a month or a year)."""
+    return any(gives(kind, sentence, subject, facts) for kind in group for sentence in said)
 
 
 def coverage(subject: Subject, sentence: Sentence, facts: Analysed) -> np.ndarray:
@@ -662,6 +669,8 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
     named = np.array([w in subject.named for w in subject.words], dtype=bool)
     literal_here = np.array([facts.stem(w) in place.stems or same_root(w, place) for w in subject.words], dtype=bool)
     unknown_here = subject.weight_of(~known_here) if subject.words else 0.0
+    said = [q.sentence for q in quotes]
+    hard_kinds = sum(not SOFT_KINDS.issuperset(group) for group in subject.kinds)
     return {
         "unknown_anywhere": subject.weight_of(~known_anywhere) if subject.words else 0.0,
         "unknown_here": unknown_here,
@@ -670,7 +679,7 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
         "coverage": best.share if subject.words else 0.0,
         "similarity": best.similarity,
         "teacher": best.teacher,
-        "kind_missing": 1.0 - kinds_found(subject, [q.sentence for q in quotes], facts, hard_only=True),
+        "kind_missing": len(kinds_missing(subject, said, facts)) / hard_kinds if hard_kinds else 0.0,
         "other_place": float(said_of_another_place(subject, best, everything)),
         "yes_no_unknown": unknown_here if subject.yes_no else 0.0,
         "no_subject": float(not subject.words),
@@ -708,9 +717,8 @@ def why_unanswerable(subject: Subject, quotes: list[Candidate], everything: list
         return f"the guides for {place} do not mention {', '.join(unknown)}"  # "Is there a cinema...?"
     if (named_unknown or (unknown and best.share == 0.0)) and not restates:
         return f"the guides for {place} do not mention {', '.join(named_unknown or unknown)}"  # "the ferry", "a film"
-    said = [q.sentence for q in quotes]
-    missing = [group for group in subject.kinds if not SOFT_KINDS.issuperset(group) and not any(gives(k, s, subject, facts) for k in group for s in said)]
-    if missing:  # "how much": no price
+    missing = kinds_missing(subject, [q.sentence for q in quotes], facts)
+    if missing:
         return "no retrieved sentence gives " + "; nor ".join(" or ".join(KIND_NAMES[kind] for kind in group) for group in missing)
     if best.share == 0.0 and not (place_match(subject, best.sentence) == 1.0 and (restates or subject.kinds)):
         return f"no retrieved sentence is about {', '.join(subject.words)}"
