@@ -23,7 +23,8 @@ PRICE_WORDS = "cost costs charge charges price prices fee fees fare fares pay pa
 AMOUNT_WORDS = "cost costs price prices fee fees fare fares charge charges"
 """Words that ask how much money: a sentence must give an amount ("£2", "free"), not just talk of prices."""
 
-MEANS_OF_PAYMENT = r"(?!\s+(?:(?:by|with|in)\s+)?(?:cash|cards?|contactless|credit|debit|phone)\b)"
+A_MEANS_OF_PAYMENT = r"\s+(?:(?:by|with|in)\s+)?(?:cash|cards?|contactless|credit|debit|phone)\b"
+MEANS_OF_PAYMENT = rf"(?!{A_MEANS_OF_PAYMENT})"
 """Not followed by a means of payment: "can I pay cash?" asks how to pay, not how much."""
 NUMBER_WORD = rf"(?:\d+|{'|'.join(COUNT_WORDS)}|a|an|a few|a couple of|half an?)"
 MONTHS = "|".join(month.lower() for month in MONTH_NAMES)
@@ -59,6 +60,7 @@ FOUND = {
     ),
     "distance": _pattern(rf"\b{NUMBER_WORD}[ -](?:miles?|metres?|meters?|km|kilometres?|yards?|feet)\b"),
     "frequency": _pattern(r"\bevery\b|\b(?:two-)?hourly\b|\bonce\b|\btwice\b|\btimes a (?:day|week|year)\b|\ba day\b"),
+    "payment": _pattern(r"\b(?:cash|cards?|contactless|credit|debit|cheques?|coins?|notes)\b"),
     "contact": _pattern(r"\b\d{3,5}[\s-]?\d{3,}\b|\b[\w.-]+@[\w-]+\.\w+|\bwww\.|https?://"),
     "identifier": _pattern(
         r"\b(?:platforms?|gates?|stands?|stops?|routes?|lines?|numbers?|no\.)\s?\d+[a-z]?\b|\b\d+[a-z]?\s(?:bus|tram|service)\b"
@@ -70,12 +72,13 @@ KIND_NAMES = {
     "clock": "a time of day", "day": "a day", "month": "a month or season", "year": "a year", "number": "a number",
     "price": "a price", "amount": "an amount of money", "measure": "a height or size", "name": "a name",
     "duration": "how long", "distance": "how far", "frequency": "how often", "contact": "a phone number, website or email",
-    "identifier": "a platform, line or route number", "place": "a place", "reason": "a reason",
+    "identifier": "a platform, line or route number", "payment": "how to pay", "place": "a place", "reason": "a reason",
 }
 """How a refusal names a kind of value no retrieved sentence gives ("no retrieved sentence gives a time of day")."""
 SOFT_KINDS = {"place", "reason"}  # said in too many ways to demand ("why": because, so, a detail that...)
-DETAIL_KINDS = {"contact", "identifier"}
-"""Details only a sentence holding them answers (a phone number, a platform); no retrieval bonus (retrieval.VALUE_KINDS)."""
+DETAIL_KINDS = {"payment", "contact", "identifier"}
+"""Details only a sentence holding them answers (cash or cards, a phone number, a platform); no retrieval bonus
+(retrieval.VALUE_KINDS: the bonus's columns are stored with the index)."""
 
 # Question cues, tried in order; a cue that matches is blanked out so a later, vaguer cue
 # ("how long") does not fire on what an earlier one ("how long has") already read.
@@ -93,6 +96,7 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
         ),
         ("identifier",),
     ),
+    (_pattern(rf"\bpay(?:ing)?\b(?={A_MEANS_OF_PAYMENT})|\b(?:take|accept)s? (?:cash|cards?)\b"), ("payment",)),  # how to pay
     (_pattern(r"\bwhat year\b|\bhow old\b|\bwhen did\b|\bhow long has\b|\bsince when\b|\bwhat century\b"), ("year",)),
     (_pattern(r"\b(?:which|what)(?: \w+)? (?:months?|seasons?)\b|\btime of (?:the )?year\b"), ("month",)),
     (_pattern(r"\b(?:which|what)(?: \w+)? days?\b"), ("day",)),
@@ -137,6 +141,7 @@ KIND_WORDS = {
     "frequency": "frequent frequently",
     "contact": "phone telephone mobile contact number website email",
     "identifier": "platform gate line route number",
+    "payment": "pay paying cash card cards contactless",
 }
 KINDS_OF_WORD: dict[str, list[str]] = {}
 for _kind, _words in KIND_WORDS.items():
