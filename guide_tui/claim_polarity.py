@@ -102,8 +102,9 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"|\ba long way\b|\bdistant\b|\bremote\b",
     ),
     "charge": (
-        r"\bfree\b(?<!-free)(?<!\bfeel free)(?!-| of\b)|\bno (?:charge|fee)\b|\bcosts? nothing\b|\bwithout charge\b",
-        r"\bpaid\b|\bpay(?:s|ing)?\b(?! attention)|\bcharges?\b|\bcharged\b|\b(?:entry|admission|entrance) fee\b|\bfee\b|\bticketed\b|\bpay-and-display\b",
+        r"\bfree\b(?<!-free)(?<!\bfeel free)(?!-| of\b)|\bfree of charge\b|\bno (?:charge|fee)\b|\bcosts? nothing\b|\bwithout charge\b",
+        r"\bpaid\b|\bpay(?:s|ing)?\b(?! attention)|(?<!free of )\bcharges?\b"
+        r"|\bcharged\b|\b(?:entry|admission|entrance) fee\b|\bfee\b|\bticketed\b|\bpay-and-display\b",
     ),
     "indoors": (
         r"\bindoors?\b|\binside\b|\bunder cover\b|\bundercover\b|\bcovered (?:market|walkway|area|seating|terrace|arcade|hall)s?\b",

@@ -20,11 +20,13 @@ ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth
 FRACTIONS = {"half": 0.5, "a third": 1 / 3, "a quarter": 0.25, "twice": 2.0, "double": 2.0, "two times": 2.0, "three times": 3.0}
 
 WORD_NUMBER = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{alternatives(k for k in UNITS if k != 'zero')}))?|{alternatives(UNITS)}|a dozen|dozen)"
+SPACED_THOUSANDS = r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d|[,.]\d)"
+"""Thousands grouped by a space, as in "40 000"."""
 NUMBER = (
-    rf"(?:\d+(?:\.\d+)? thousand|\d+(?:,\d{{3}})*(?:\.\d+)?|{alternatives(PHRASES)}"
+    rf"(?:\d+(?:\.\d+)? thousand|{SPACED_THOUSANDS}|\d+(?:,\d{{3}})*(?:\.\d+)?|{alternatives(PHRASES)}"
     rf"|(?:(?:{WORD_NUMBER}|a)[- ]hundred(?: and {WORD_NUMBER})?|{WORD_NUMBER})(?:[- ]thousand)?|a thousand)"
 )
-"""A number in digits or words: 12, 12,000, 1.5, 180 thousand, fifty, thirty-five, two hundred, a hundred and eighty thousand."""
+"""A number in digits or words: 12, 12,000, 12 000, 1.5, 180 thousand, fifty, thirty-five, two hundred, a hundred and eighty thousand."""
 HOUR_WORDS = "|".join(sorted((w for w, n in UNITS.items() if 2 <= n <= 12), key=len, reverse=True))
 """Hours written as words after "by", "at", "until" ("cleared by seven"); "one" is too often "one end"."""
 SPOKEN_MINUTES = r"[- ](?:fifteen|thirty|forty-five)"
@@ -49,6 +51,7 @@ HEDGED = re.compile(
     r"|(about|around|roughly|approximately|some|approx\.?|circa)\s*$"
 )
 APPROXIMATE = 0.1  # how far "about an hour" may be from the amount it rounds ("55 minutes")
+RATIO_ROUNDING = 0.02  # how far a proportion may be from the one it rounds ("33%" for "a third")
 
 WEEKDAYS = [d.lower() for d in WEEKDAY_NAMES]
 MONTHS = [m.lower() for m in MONTH_NAMES]
@@ -138,6 +141,8 @@ class Value:
         if self.hedge and self.kind in ("duration", "distance", "count"):  # "just under half an hour" is 25 minutes
             low, high = {"under": (1 - HEDGE, 1.0), "over": (1.0, 1 + HEDGE), "about": (1 - APPROXIMATE, 1 + APPROXIMATE)}[self.hedge]
             return any(a * low <= b <= a * high for a in self.readings for b in other.readings)
+        if self.kind == "ratio":
+            return any(abs(a - b) <= RATIO_ROUNDING for a in self.readings for b in other.readings)
         if self.kind == "distance":
             return any(abs(a - b) <= DISTANCE_TOLERANCE * max(a, b) for a in self.readings for b in other.readings)
         if self.kind == "price" and None in self.readings + other.readings:  # an unstated charge: any price but free
@@ -159,8 +164,8 @@ def overlaps(a, b) -> bool:
 def number(text: str) -> float:
     """A number written in digits or words ("12,000", "thirty-five", "two hundred", "a dozen")."""
     text = text.lower().strip()
-    if re.fullmatch(r"[\d,]+(?:\.\d+)?", text):
-        return float(text.replace(",", ""))
+    if re.fullmatch(r"[\d,]+(?:\.\d+)?", text) or re.fullmatch(SPACED_THOUSANDS, text):
+        return float(re.sub(r"[,\s]", "", text))
     if re.fullmatch(r"\d+(?:\.\d+)? thousand", text):
         return float(text.split()[0]) * 1000
     if text in PHRASES:
@@ -256,8 +261,10 @@ def month_set(text: str) -> tuple[frozenset[int], bool]:
 # ---------------------------------------------------------------- reading values out of a sentence
 
 
-DOUBLE_VERB = r"double(?=\s*(?:[.,;]|$| (?:the|that|this|what|its|their|in|at|during|when|over|from|to|on)\b))|doubl(?:es|ed|ing)"
+DOUBLE_VERB = r"double(?=\s*(?:[.,;]|$| (?:the|that|this|those|these|what|its|their|in|at|during|when|over|from|to|on)\b))|doubl(?:es|ed|ing)"
 """"double" as a verb or "double the": "double rooms" are no ratio."""
+PERCENT = r"\b(\d+(?:\.\d+)?)\s?(?:%|per ?cent\b)"
+"""A proportion in hundredths: "50%" is half, "33 per cent" a third (to RATIO_ROUNDING)."""
 NOT_A_DURATION = r"(?:tickets?|pass(?:es)?|returns?|trips?|trippers?|visitors?|rovers?)\b"
 """Nouns "a day" describes rather than lasts: "a day ticket", "a day trip"."""
 NOT_AFTER_HOUR = (
@@ -269,7 +276,7 @@ MERIDIEM = r"\s?(?:am|pm|a\.m\.|p\.m\.)"
 PATTERNS: list[tuple[str, re.Pattern]] = [
     # order matters: an earlier pattern's span is not read again by a later one
     ("clock", re.compile(rf"\b(?:(?:half past|(?:a )?quarter (?:past|to)) (?:{NUMBER}|\d{{1,2}})\b"
-        rf"|half (?:{HOUR_WORDS}|one|\d{{1,2}})\b{NOT_AFTER_HOUR}(?! (?:of|or|to|and|more|other|an?|the)\b))"
+        rf"|half (?:{HOUR_WORDS}|one|\d{{1,2}})\b{NOT_AFTER_HOUR}(?! (?:of|or|to|and|more|other|an?)\b))"
         rf"(?:{MERIDIEM}| (?:in the (?:morning|afternoon|evening)|at night))?")),
     ("price", re.compile(rf"£\s?\d+(?:\.\d{{2}})?|\b(?:\d+(?:\.\d{{2}})?|{NUMBER}) (?:pounds?|quid|pence)\b|\b\d+p\b|{FREE}|{CHARGED}")),
     ("year", re.compile(
@@ -294,7 +301,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|fortnight|month|year)\b(?![- ]{NOT_A_DURATION})"
     )),
     ("ratio", re.compile(rf"\b(?:a third|a quarter|half|twice|{DOUBLE_VERB}|two times|three times)\b"
-        r"(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year|kilomet|km|metre|meter))(?! (?:a|an|per) )")),
+        rf"(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year|kilomet|km|metre|meter))(?! (?:a|an|per) )|{PERCENT}")),
     ("distance", re.compile(rf"\b(?:{FRACTION_OF}|{SOME})(?: and a half)?(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?"
         rf"(?:[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)|(?<=\d) ?(?:m|km|miles?))\b")),
     ("month", re.compile(rf"{MONTH_SHORT_RANGE}|\b(?:between |from )?{MONTH_NAME}(?:{LINK}|\s+and\s+){MONTH_NAME}\b|\b{MONTH_NAME}\b|\b(?:{ALL_YEAR})\b")),
@@ -316,6 +323,9 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
 ]
 
 
+PER_DAY = re.compile(rf"(?:\b(?:{NUMBER}) [a-z]+s|\btimes|\btwice|\bonce)\s+$")
+""""daily" after a count of things is a rate, as "a day" is ("seven trains daily"), not every day of the week."""
+
 SEASON_FALL = re.compile(r"(?:\b(?:in|the|this|last|next|through|until|till|by|and|or|to|from)\s+|(?:early|late|mid)[- ])$")
 """"fall" is a season only after these words ("in the fall", "late fall"); "prices fall by half" is a verb."""
 
@@ -324,7 +334,7 @@ HINTS = {
     "duration": re.compile(r"min|hour|hr|day|night|week|fortnight|month|year|half|quarter"),
     "distance": re.compile(r"mile|met|km|kilomet|yard|feet|foot|\d ?m\b"),
     "year": re.compile(r"\d|century"),
-    "ratio": re.compile(r"third|quarter|half|twice|double|times"),
+    "ratio": re.compile(r"third|quarter|half|twice|double|times|%|per ?cent"),
     "month": re.compile(rf"{'|'.join(m[:3] for m in MONTHS)}|spring|summer|autumn|fall|winter|easter|year|month"),
     "day": re.compile(r"day|daily|week|night|evening|mon|tue|wed|thu|fri|sat|sun"),
     "clock": re.compile(rf"\d|noon|midday|midnight|dusk|dawn|sun|nightfall|dark|morning|afternoon|evening|night|lunch|all day|past|quarter|{HOUR_WORDS}"),
@@ -347,6 +357,8 @@ def values_in(sentence: str) -> list[Value]:
             if any(taken[start:end]):
                 continue
             if kind == "month" and match.group(0) == "fall" and not SEASON_FALL.search(lowered[max(0, start - 12) : start]):
+                continue
+            if kind == "day" and match.group(0) == "daily" and PER_DAY.search(lowered[max(0, start - 40) : start]):
                 continue
             values = read(kind, match.group(0), sentence[start:end].strip(), start)
             if values:
@@ -396,6 +408,8 @@ def read(kind: str, lowered: str, written: str, start: int) -> list[Value]:
         amount = re.match(rf"£?\s?(\d+(?:\.\d+)?|{NUMBER})", lowered)
         pounds = None if amount is None else number(amount.group(1)) / (100 if re.search(r"pence|\dp$", lowered) else 1)
         return [Value(kind, written, (pounds,), start)]
+    if kind == "ratio" and (percent := re.match(PERCENT, lowered)):
+        return [Value(kind, written, (float(percent.group(1)) / 100,), start)]
     if kind == "ratio":
         return [Value(kind, written, (FRACTIONS[re.sub(r"^doubl\w*", "double", lowered)],), start)]
     if kind == "year":

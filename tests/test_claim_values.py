@@ -72,6 +72,11 @@ def only(text: str):
         ("shuts at 08:30", "shuts at 8:30am"),
         ("a city of 95 thousand", "a city of 95,000"),
         ("two-thirds of an hour", "40 minutes"),
+        ("about 40 000 people", "about 40,000 people"),  # thousands grouped by a space
+        ("costs about 50% of the seafront price", "costs roughly half the seafront price"),  # a percentage is a proportion
+        ("costs 33 per cent less", "costs roughly a third less"),  # rounded to the nearest percent
+        ("twice as much", "about double those on the next street"),  # "double" before a demonstrative
+        ("until half ten the rest of the week", "until 10:30pm"),  # "half ten" followed by "the"
     ],
 )
 def test_a_value_restated_another_way_matches(claim, source):
@@ -113,6 +118,8 @@ def test_a_value_restated_another_way_matches(claim, source):
         ("every day but Wednesday", "every day"),
         ("about an hour", "45 minutes"),
         ("shuts at 08:30", "shuts at 8:30pm"),  # a leading zero is the 24-hour clock's morning
+        ("costs 50% less", "costs roughly a third less"),
+        ("about 60 000 people", "about 40,000 people"),
     ],
 )
 def test_a_changed_value_does_not_match(claim, source):
@@ -141,6 +148,11 @@ def test_words_that_look_like_days_or_numbers_are_not_values():
     assert [v.text for v in values_in("Trains run on weekdays but Sundays are quiet.")] == ["weekdays", "Sundays"]  # "but" excepts only after "every day"
     assert values_in("Once the students go home, book a double room.") == []  # "once" the conjunction, "double" the adjective
     assert [v.text for v in values_in("Fares double in August, and the ferry runs once a day.")] == ["double", "August", "once"]
+
+
+def test_daily_after_a_count_is_a_rate_not_every_day():
+    assert [(v.kind, v.text) for v in values_in("There are seven trains daily, and the bus runs four times daily.")] == [("count", "seven"), ("count", "four")]
+    assert [(v.kind, v.text) for v in values_in("The tearoom is open 10 to 4 daily.")][-1] == ("day", "daily")
 
 
 def test_a_count_keeps_what_it_counts():
@@ -195,6 +207,7 @@ def test_denials_are_read_from_the_negators(clause, negative):
         ("the car park is free", "charge", {1}),
         ("parking is pay-and-display", "charge", {-1}),
         ("there is no charge to go in", "charge", {1}),
+        ("the pier is open and free of charge", "charge", {1}),
         ("the pub is near the station", "distance", {1}),
         ("it is a long way from town", "distance", {-1}),
         ("two miles of soft sand", "ground", {-1}),

@@ -269,6 +269,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "value", ['"5"', '"10 / 4"'], None),
         # a 24-hour time with a leading zero is a morning time
         ("Where can I eat in Corry Vale?", "The Corry Vale farm shop closes at 04:00 [guide_corry_vale.md].", "value", ['"04:00"', '"4pm"'], None),
+        # a percentage read as the proportion it is
+        ("Is food cheaper away from the riverside in Brightwater?",
+         "On Corry Lane the same food costs about 50% less than by the river [guide_brightwater.md].", "value", ['"50%"', '"a third"'], None),
     ],
 )  # fmt: skip
 def test_each_failure_kind_is_flagged_with_its_reason_and_source(hits_for, bundled_index, question, claim, kind, said, source):
@@ -364,6 +367,16 @@ PARAPHRASES = [
      "The mill tour at Givens Mill can't be done in a wheelchair, as there's no step-free route to the machinery floor [guide_accessibility.md]."),
     ("How far is the Brightwater river walk?",
      "The river walk heads upstream for about four miles, roughly six and a half kilometres, to a weir [guide_brightwater.md]."),
+    # numbers in other formats: a rate with "daily", thousands grouped by a space, percentages, "double those", "half ten the"
+    ("How do I get to Pellew Sands by train?", "From the hub to Pellew Sands is a 70-minute train ride, with 7 trains daily [guide_pellew_sands.md]."),
+    ("How many people live in Brightwater?", "Brightwater's population is about 40 000, roughly twice that during term [guide_brightwater.md]."),
+    ("Where should I eat in Pellew Sands?", "Marine Terrace has four or five good places costing about 50% of seafront prices [guide_pellew_sands.md]."),
+    ("Is food cheaper away from the riverside in Brightwater?", "On Corry Lane the same food costs about 33% less than by the river [guide_brightwater.md]."),
+    ("How do harbour front prices in Halden Bay compare with Fell Street?",
+     "Harbour-front food in Halden Bay costs about twice as much as on Fell Street [guide_halden_bay.md]."),
+    ("How late can I eat in Marchwood?",
+     "Marchwood kitchens serve until midnight on Fri and Sat, and until half ten the rest of the week [guide_marchwood.md]."),
+    ("Is the pier at Pellew Sands open?", "What survives of the Pellew Sands pier, built in the 1890s, is open and free of charge [guide_pellew_sands.md]."),
 ]
 
 
