@@ -23,10 +23,10 @@ WORD_NUMBER = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{alternatives(k for k in UNITS
 SPACED_THOUSANDS = r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d|[,.]\d)"
 """Thousands grouped by a space, as in "40 000"."""
 NUMBER = (
-    rf"(?:\d+(?:\.\d+)? thousand|{SPACED_THOUSANDS}|\d+(?:,\d{{3}})*(?:\.\d+)?|{alternatives(PHRASES)}"
+    rf"(?:\d+(?:\.\d+)?(?: thousand|k\b)|{SPACED_THOUSANDS}|\d+(?:,\d{{3}})*(?:\.\d+)?|{alternatives(PHRASES)}"
     rf"|(?:(?:{WORD_NUMBER}|a)[- ]hundred(?: and {WORD_NUMBER})?|{WORD_NUMBER})(?:[- ]thousand)?|a thousand)"
 )
-"""A number in digits or words: 12, 12,000, 12 000, 1.5, 180 thousand, fifty, thirty-five, two hundred, a hundred and eighty thousand."""
+"""A number in digits or words: 12, 12,000, 12 000, 1.5, 180 thousand, 180k, fifty, thirty-five, two hundred, a hundred and eighty thousand."""
 HOUR_WORDS = "|".join(sorted((w for w, n in UNITS.items() if 2 <= n <= 12), key=len, reverse=True))
 """Hours written as words after "by", "at", "until" ("cleared by seven"); "one" is too often "one end"."""
 SPOKEN_MINUTES = r"[- ](?:fifteen|thirty|forty-five)"
@@ -34,6 +34,8 @@ WORD_TIME = rf"(?:{HOUR_WORDS}|one)(?:{SPOKEN_MINUTES})?"
 """An hour in words, with its minutes: "ten thirty", "nine o'clock"."""
 FRACTION_OF = r"(?:half an?|(?:a|one|three) quarters? of an?|(?:a|one|two)[- ]thirds? of an?)"
 """A fraction of one unit: "half a mile", "three quarters of an hour", "two-thirds of an hour"."""
+SPOKEN_TIME = rf"(?:half past|(?:a )?quarter (?:past|to)) (?:{HOUR_WORDS}|one|\d{{1,2}})\b"
+"""A time said with its minutes before the hour: "half past eight", "a quarter to ten"."""
 SOME = rf"(?:{NUMBER}|an?|one)"  # "an hour", "a day"
 
 # unit word -> (kind, factor to the kind's base unit: minutes for durations, metres for distances)
@@ -166,8 +168,8 @@ def number(text: str) -> float:
     text = text.lower().strip()
     if re.fullmatch(r"[\d,]+(?:\.\d+)?", text) or re.fullmatch(SPACED_THOUSANDS, text):
         return float(re.sub(r"[,\s]", "", text))
-    if re.fullmatch(r"\d+(?:\.\d+)? thousand", text):
-        return float(text.split()[0]) * 1000
+    if re.fullmatch(r"\d+(?:\.\d+)?(?: thousand|k)", text):
+        return float(text.removesuffix("k").split()[0]) * 1000
     if text in PHRASES:
         return float(PHRASES[text])
     scale = 1.0
@@ -313,6 +315,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"|\b(?:(?:from|between) (?:{WORD_TIME}|{HOUR}|noon|midday)|noon|midday)(?:{MERIDIEM})? (?:to|until|till|and) (?:{WORD_TIME}|noon|midday|midnight)"
         rf"(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}(?! (?:of|or|more|other)\b)"
         rf"|\b{WORD_TIME}{MERIDIEM}|\b(?:{HOUR_WORDS}|one|\d{{1,2}}) o'clock\b"
+        rf"|\b(?:from|between) (?:{WORD_TIME}|{HOUR})(?= (?:to|until|till|and) {SPOKEN_TIME})"  # "from six until half past eight"
         rf"|\b(?:at|by|until|till|before|after|from)\s+{HOUR}\b{NOT_AFTER_HOUR}"
         rf"|\b(?:at|by|until|till|before|after)\s+(?:{HOUR_WORDS})(?:{SPOKEN_MINUTES})?(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}(?!\s+(?:of|or|to|more|other)\b)"
         rf"(?!\s+and\s+(?:a half|{NUMBER}))"  # "at ten and closes at four", not "at two and a half"

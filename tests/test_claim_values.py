@@ -77,6 +77,7 @@ def only(text: str):
         ("costs 33 per cent less", "costs roughly a third less"),  # rounded to the nearest percent
         ("twice as much", "about double those on the next street"),  # "double" before a demonstrative
         ("until half ten the rest of the week", "until 10:30pm"),  # "half ten" followed by "the"
+        ("a town of 12k people", "a population of 12,000"),  # thousands as "k"
     ],
 )
 def test_a_value_restated_another_way_matches(claim, source):
@@ -132,6 +133,8 @@ def test_values_keep_their_kind_and_every_number_is_read_once():
     assert [v.text for v in values_in("Food from 12 to 2 and again from 6 to 8:30.")] == ["12", "2", "6", "8:30"]
     assert [v.text for v in values_in("Food from noon to three and again from five to nine.")] == ["noon", "three", "five", "nine"]
     assert [v.kind for v in values_in("From five to nine walkers use it.")] == ["count", "count"]  # counts, not hours
+    # a range in words ending in a spoken time: both ends are hours
+    assert [(v.kind, v.text) for v in values_in("Dinner from six until half past eight.")] == [("clock", "six"), ("clock", "half past eight")]
     assert values_in("Trains run on Fridays and Saturdays.")[0].readings == (frozenset({4, 5}),)
     # an hour in words before "and" and a verb is a time; before "and" and a number it is not
     assert [(v.kind, v.text) for v in values_in("It opens at nine and shuts at five.")] == [("clock", "nine"), ("clock", "five")]

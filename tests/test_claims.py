@@ -377,6 +377,9 @@ PARAPHRASES = [
     ("How late can I eat in Marchwood?",
      "Marchwood kitchens serve until midnight on Fri and Sat, and until half ten the rest of the week [guide_marchwood.md]."),
     ("Is the pier at Pellew Sands open?", "What survives of the Pellew Sands pier, built in the 1890s, is open and free of charge [guide_pellew_sands.md]."),
+    ("How many people live in Kestrelford?", "Kestrelford, a hilltop town of 12k people, lies an hour inland from Brightwater [guide_kestrelford.md]."),
+    ("When do the pubs in Kestrelford serve food?",
+     "Kestrelford's pubs serve lunch from midday until two and dinner from six until half past eight [guide_kestrelford.md]."),
 ]
 
 
