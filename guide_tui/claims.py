@@ -239,6 +239,8 @@ def canonical_value(value: Value) -> str | None:
         return f"{first:.0f} metres"
     if value.kind in ("count", "ordinal"):
         return f"{first:g}"
+    if value.kind == "year":  # "the 14th century" and "the 1300s" written alike
+        return f"{first[0]}s" if first[1] > first[0] else str(first[0])
     return None
 
 

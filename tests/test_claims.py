@@ -8,7 +8,8 @@ import pytest
 
 from guide_tui.answers import REFUSAL
 from guide_tui.chunking import sentences
-from guide_tui.claims import answer_sentences, check_claims, cited_files, is_refusal
+from guide_tui.claim_values import values_in
+from guide_tui.claims import answer_sentences, canonical, check_claims, cited_files, is_refusal
 
 PUBS = "When do the pubs in Kestrelford serve food?"
 BUS = "How do I get to Kestrelford by bus?"
@@ -77,6 +78,19 @@ def test_invented_claim_is_unsupported(hits_for, bundled_index, question, claim)
     check = check_claims(claim, hits_for(question), bundled_index.embedder)
     assert check.unsupported == [claim]
     assert check.citations == []
+
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("The cathedral is a small 14th century building.", "The cathedral is a small 1300s building."),  # a century and its hundreds
+        ("A city of 180,000 people.", "A city of a hundred and eighty thousand people."),
+        ("Entry costs nothing.", "Entry free."),
+    ],
+)
+def test_a_sentence_is_compared_with_its_values_written_one_way(one, other):
+    assert canonical(one, values_in(one)) == canonical(other, values_in(other))
 
 
 def test_only_the_invented_sentence_is_flagged(hits_for, bundled_index):
