@@ -74,8 +74,9 @@ PARTS_OF_DAY = {  # minutes after midnight, as (start, end) spans
 """Night is left out: "other nights", "two nights", "weeknights" seldom mean a time of day."""
 NAMED_TIMES = {"noon": 720, "midday": 720, "midnight": 0}
 SYMBOLIC_TIMES = {
-    "all day": "all day", "all night": "all night", "dusk": "dusk", "sunset": "dusk", "nightfall": "dusk", "dark": "dusk", "dawn": "dawn",
-    "sunrise": "dawn", "first light": "dawn",
+    "all day": "all day", "all night": "all night", "any hour of the night": "all night", "any time of the night": "all night",
+    "any time of night": "all night", "through the night": "all night", "dusk": "dusk", "sunset": "dusk", "nightfall": "dusk",
+    "dark": "dusk", "dawn": "dawn", "sunrise": "dawn", "first light": "dawn",
 }  # fmt: skip
 FREE = (
     r"(?<![\w-])free(?![\w-])(?! of (?:steps|traffic|crowds))|costs? nothing|(?:at|for) no (?:cost|charge)|no charge|free of charge"

@@ -91,6 +91,7 @@ def test_a_value_restated_another_way_matches(claim, source):
         ("at 6 in the evening", "at 6am"),
         ("until 12pm", "until midnight"),
         ("close at 5pm", "open until dusk"),
+        ("serve at any hour of the night", "serve until midnight"),  # a time with no end is no closing time
         ("free", "for £2"),
         ("for £5", "for £2"),
         ("22 minutes", "22 miles"),

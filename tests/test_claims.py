@@ -283,6 +283,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "value", ['"5"', '"10 / 4"'], None),
         # a 24-hour time with a leading zero is a morning time
         ("Where can I eat in Corry Vale?", "The Corry Vale farm shop closes at 04:00 [guide_corry_vale.md].", "value", ['"04:00"', '"4pm"'], None),
+        # a time with no end ("at any time of the night") where the guide gives closing times
+        ("Where and how late can I eat in Marchwood?", "Marchwood's kitchens will feed you at any time of the night [guide_marchwood.md].",
+         "value", ['"any time of the night"', '"midnight / 10:30pm"'], None),
         # a percentage read as the proportion it is
         ("Is food cheaper away from the riverside in Brightwater?",
          "On Corry Lane the same food costs about 50% less than by the river [guide_brightwater.md].", "value", ['"50%"', '"a third"'], None),
