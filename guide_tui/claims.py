@@ -702,9 +702,10 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
     close = [(c, s) for score, c, s in pairs if score >= max(top - 0.1, settings.align)]  # none when top < align
     # a clause of nothing but a side ("and is shut") is about what its sentence is about
     sided = [
-        (score if c.free_words else max(score, (float(s.vector @ clause.vector) + float(claim.vector @ s.vector)) / 2), c, s)
+        (score if c.free_words else max(score, (float(s.vector @ clause.vector) + float(claim.vector @ s.vector)) / 2), case, s)
         for score, c, s in pairs
         if c.polarity.sides
+        for case in compared_cases(c)  # a comparison of two cases read as each case
     ]
     for concept, sides in clause.polarity.sides.items():
         carriers = sorted(
@@ -718,8 +719,8 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
             match, sentence = opposed
             return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\"", sentence)
     if conflict := side_under_condition(clause, sided, settings):
-        concept, match, sentence = conflict
-        return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\" of the same case", sentence)
+        mine, match, sentence = conflict
+        return ("polarity", f"says \"{mine}\" where the guide says \"{match}\" of the same case", sentence)
     if beyond := beyond_exclusive(clause, close):
         extra, match, sentence = beyond
         return ("polarity", f'says "{extra}" too where the guide says only "{match.text}"', sentence)
@@ -730,25 +731,52 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
     return None
 
 
-def side_under_condition(clause: Clause, sided: list[tuple[float, Clause, Said]], settings: ClaimSettings) -> tuple[str, Clause, Said] | None:
+def side_under_condition(clause: Clause, sided: list[tuple[float, Clause, Said]], settings: ClaimSettings) -> tuple[str, str, Said] | None:
     """A side turned round under the same condition: "best at high tide" where the guide says "at high tide the
-    beach is unremarkable, but at low tide excellent" (each side of "good" is in the guide, under opposite tides)."""
-    for concept, sides in clause.polarity.sides.items():
-        for condition, mine in clause.polarity.sides.items():
-            if condition == concept or len(mine) > 1:
-                continue
-            same_case = sorted(
-                (
-                    (score, c, s)
-                    for score, c, s in sided
-                    if score >= settings.related and concept in c.polarity.sides and condition in c.polarity.sides
-                    and taken(c, condition, clause) == mine
-                ),
-                key=lambda p: -p[0],
-            )
-            if opposed := closest_all_opposed(same_case, concept, sides, clause):
-                return concept, *opposed
+    beach is unremarkable, but at low tide excellent" (each side of "good" is in the guide, under opposite tides).
+    A comparison in the claim is read as its two cases (compared_cases), as the guide's are. Returns what the claim
+    and the guide say of that side, and the guide sentence."""
+    for case in compared_cases(clause):
+        for concept, sides in case.polarity.sides.items():
+            for condition, mine in case.polarity.sides.items():
+                if condition == concept or len(mine) > 1:
+                    continue
+                same_case = sorted(
+                    (
+                        (score, c, s)
+                        for score, c, s in sided
+                        if score >= settings.related and concept in c.polarity.sides and condition in c.polarity.sides
+                        and taken(c, condition, case) == mine
+                    ),
+                    key=lambda p: -p[0],
+                )
+                if opposed := closest_all_opposed(same_case, concept, sides, case):
+                    match, sentence = opposed
+                    return case.polarity.said[concept], match.polarity.said[concept], sentence
     return None
+
+
+COMPARATIVE = re.compile(r"(?:er|\bmore|\bless|\bfewer|\bworse)$")
+"""The side word of a comparison ("cheaper", "busier", "costs more", "worse")."""
+COMPARED_CASE = re.compile(r"\s*(?:when|if|on|in|at|during|outside|by|from|[a-z]+ing)\b")
+"""What follows "than" in a comparison of two cases ("than when bought on the day", "than buying on the day"), not of a
+thing or an expectation ("than the hotels", "than a map suggests")."""
+
+
+def compared_cases(clause: Clause) -> list[Clause]:
+    """A comparison read as its two cases: "cheaper when booked the day before than when bought on the day" says
+    "on the day" is dearer. What follows "than" takes the other side of each comparative before it (the same side of an
+    UNORDERED pair: both cases differ in price), with its own sides."""
+    before, than, after = clause.polarity.text.partition(" than ")
+    if not than or not COMPARED_CASE.match(after):
+        return [clause]
+    first, second = polarity(before), polarity(after)
+    compared = {k: v for k, v in first.sides.items() if k != "order" and k not in second.sides and COMPARATIVE.search(first.said[k])}
+    if not compared or not second.sides:
+        return [clause]
+    other_side = {**second.sides, **{k: v if k in UNORDERED else frozenset(-side for side in v) for k, v in compared.items()}}
+    said = {**second.said, **{k: f"{first.said[k]} ... than {after.strip()}" for k in compared}}
+    return [replace(clause, text=before, polarity=first), replace(clause, text=after, polarity=replace(second, sides=other_side, said=said))]
 
 
 CLOSEST = 0.05

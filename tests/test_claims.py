@@ -237,6 +237,12 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "polarity", ['"best"', '"unremarkable" of the same case'], None),
         ("Where should I stay in Pellew Sands?", "The Marine Terrace guesthouses are noisier than the hotels on the seafront [guide_pellew_sands.md].",
          "polarity", ['"noisier"', '"quieter"'], None),
+        # a comparison of two cases: what follows "than" takes the other side ("on the day" is the dearer case)
+        ("Are train tickets cheaper if I book in advance?", "The cheapest train fares are the ones bought on the day [guide_regional_transport.md].",
+         "polarity", ['"cheapest"', '"cheaper ... than when bought on the day" of the same case'],
+         "Train tickets are cheaper when booked the day before than when bought on the day."),
+        ("Are train tickets cheaper if I book in advance?",
+         "Buying a train ticket on the day costs less than booking it the day before [guide_regional_transport.md].", "polarity", ['"costs less"'], None),
         # the same months on both sides: compared though worded far apart
         ("Is Halden Bay busy in summer?", "Halden Bay is pleasantly uncrowded in July and August, so parking is easy [guide_halden_bay.md].",
          "polarity", ['"uncrowded" where the guide says'], None),
@@ -394,6 +400,11 @@ PARAPHRASES = [
     ("How late can I eat in Marchwood?",
      "Marchwood kitchens serve until midnight on Fri and Sat, and until half ten the rest of the week [guide_marchwood.md]."),
     ("Is the pier at Pellew Sands open?", "What survives of the Pellew Sands pier, built in the 1890s, is open and free of charge [guide_pellew_sands.md]."),
+    # a comparison of two cases, turned round with its cases
+    ("Are train tickets cheaper if I book in advance?",
+     "Buying a train ticket on the day costs more than booking it the day before [guide_regional_transport.md]."),
+    ("Are train tickets cheaper if I book in advance?",
+     "Train tickets cost more when bought on the day than when booked the day before [guide_regional_transport.md]."),
     ("How many people live in Kestrelford?", "Kestrelford, a hilltop town of 12k people, lies an hour inland from Brightwater [guide_kestrelford.md]."),
     ("When do the pubs in Kestrelford serve food?",
      "Kestrelford's pubs serve lunch from midday until two and dinner from six until half past eight [guide_kestrelford.md]."),
