@@ -97,7 +97,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "distance": (
         r"\bnear(?:by|er)?\b(?! enough)|\bclose by\b"
         r"|\bclose to\b(?! (?:\d|a |an |one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred|half|the public))"
-        r"|\bwithin (?:easy )?walking distance\b|\bnext door\b|\ba short (?:walk|stroll|hop)\b",
+        r"|\bwithin (?:easy )?walking distance\b|\bnext door\b|\ba short (?:walk|stroll|hop)\b|\badjacent\b|\bnext to each other\b|\bside by side\b",
         r"\bfar\b(?<!\bas far)(?<!\bso far)(?<!\bby far)(?! (?:more|less|better|worse|too|from|[a-z]+er)\b)|\bfarther\b|\bfurther away\b"
         r"|\ba long way\b|\bdistant\b|\bremote\b",
     ),

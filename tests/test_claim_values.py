@@ -213,6 +213,8 @@ def test_denials_are_read_from_the_negators(clause, negative):
         ("there is no charge to go in", "charge", {1}),
         ("the pier is open and free of charge", "charge", {1}),
         ("the pub is near the station", "distance", {1}),
+        ("the two districts are adjacent", "distance", {1}),
+        ("the districts are spread apart rather than side by side", "distance", {-1}),
         ("it is a long way from town", "distance", {-1}),
         ("two miles of soft sand", "ground", {-1}),
         ("winters are mild", "temperature", {1}),

@@ -232,6 +232,8 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "polarity", ['"idle"', '"running"'], None),
         ("Is there anything to see near Marchwood station?", "Plenty worth seeing lies close to Marchwood station [guide_marchwood.md].",
          "polarity", ['"close to"', '"not near"'], None),
+        ("How do I get around Marchwood?", "Marchwood's interesting districts are all next to each other [guide_marchwood.md].",
+         "polarity", ['"next to each other"', '"not adjacent"'], None),
         # a side turned round under the same condition (both sides are in the guide, under opposite tides)
         ("When is the Pellew Sands beach best?", "The beach at Pellew Sands is at its best at high tide [guide_pellew_sands.md].",
          "polarity", ['"best"', '"unremarkable" of the same case'], None),
@@ -400,6 +402,7 @@ PARAPHRASES = [
     ("How late can I eat in Marchwood?",
      "Marchwood kitchens serve until midnight on Fri and Sat, and until half ten the rest of the week [guide_marchwood.md]."),
     ("Is the pier at Pellew Sands open?", "What survives of the Pellew Sands pier, built in the 1890s, is open and free of charge [guide_pellew_sands.md]."),
+    ("How do I get around Marchwood?", "The interesting districts of Marchwood are spread out rather than side by side [guide_marchwood.md]."),
     # a comparison of two cases, turned round with its cases
     ("Are train tickets cheaper if I book in advance?",
      "Buying a train ticket on the day costs more than booking it the day before [guide_regional_transport.md]."),
