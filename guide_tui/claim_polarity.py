@@ -55,7 +55,8 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"|\b(?:good|better) value\b|\binexpensive\b|\baffordable\b|\bbargain\b"
         r"|\blow(?:er)?\b(?= (?:prices?|fares?|rates?))|\bprices? (?:\w+ ){0,2}(?:low|drop|fall)\b",
         r"\bexpensive\b|\bdear(?:er|est)?\b|\bpric(?:ey|ier|iest)\b|\bcostly\b|\boverpriced\b|\bcosts? (?:\w+ ){0,3}more\b"
-        r"|\bmore expensive\b|\bhigh(?:er)? prices?\b|\bprices? (?:\w+ ){0,2}(?:high|rise|double)\b",
+        r"|\bmore expensive\b|\bhigh(?:er)? prices?\b|\bprices? (?:\w+ ){0,2}(?:high|rise|double)\b"
+        r"|\b(?:doubl|rais|push)(?:e|es|ed|ing)? (?:up )?(?:the |their |its )?prices?\b",  # "double their prices"
     ),
     "same price": (r"\bcosts? (?:\w+ ){0,2}the same\b|\bsame price\b|\bno cheaper\b", r"\bcheaper\b|\bdearer\b|\bcosts? (?:\w+ ){0,3}(?:more|less)\b"),
     "slope": (

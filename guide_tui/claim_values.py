@@ -17,7 +17,10 @@ from guide_tui.asked import MONTH_NAMES, WEEKDAY_NAMES
 from guide_tui.number_words import PHRASES, SCALES, TENS, UNITS, alternatives
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
-FRACTIONS = {"half": 0.5, "a third": 1 / 3, "a quarter": 0.25, "twice": 2.0, "double": 2.0, "two times": 2.0, "three times": 3.0}
+FRACTIONS = {
+    "half": 0.5, "a third": 1 / 3, "a quarter": 0.25, "twice": 2.0, "double": 2.0, "two times": 2.0, "three times": 3.0,
+    "twofold": 2.0, "two-fold": 2.0, "threefold": 3.0, "three-fold": 3.0,
+}  # fmt: skip
 
 WORD_NUMBER = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{alternatives(k for k in UNITS if k != 'zero')}))?|{alternatives(UNITS)}|a dozen|dozen)"
 SPACED_THOUSANDS = r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d|[,.]\d)"
@@ -303,7 +306,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         r"(?:[- ]|(?<=\d))(?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|fortnights?|months?|years?)\b'?"
         rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|fortnight|month|year)\b(?![- ]{NOT_A_DURATION})"
     )),
-    ("ratio", re.compile(rf"\b(?:a third|a quarter|half|twice|{DOUBLE_VERB}|two times|three times)\b"
+    ("ratio", re.compile(rf"\b(?:a third|a quarter|half|twice|{DOUBLE_VERB}|two times|three times|(?:two|three)-?fold)\b"
         rf"(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year|kilomet|km|metre|meter))(?! (?:a|an|per) )|{PERCENT}")),
     ("distance", re.compile(rf"\b(?:{FRACTION_OF}|{SOME})(?: and a half)?(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?"
         rf"(?:[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)|(?<=\d) ?(?:m|km|miles?))\b")),
@@ -338,7 +341,7 @@ HINTS = {
     "duration": re.compile(r"min|hour|hr|day|night|week|fortnight|month|year|half|quarter"),
     "distance": re.compile(r"mile|met|km|kilomet|yard|feet|foot|\d ?m\b"),
     "year": re.compile(r"\d|century"),
-    "ratio": re.compile(r"third|quarter|half|twice|double|times|%|per ?cent"),
+    "ratio": re.compile(r"third|quarter|half|twice|double|times|fold|%|per ?cent"),
     "month": re.compile(rf"{'|'.join(m[:3] for m in MONTHS)}|spring|summer|autumn|fall|winter|easter|year|month"),
     "day": re.compile(r"day|daily|week|night|evening|mon|tue|wed|thu|fri|sat|sun"),
     "clock": re.compile(rf"\d|noon|midday|midnight|dusk|dawn|sun|nightfall|dark|morning|afternoon|evening|night|lunch|all day|past|quarter|{HOUR_WORDS}"),

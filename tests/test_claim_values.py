@@ -78,6 +78,7 @@ def only(text: str):
         ("twice as much", "about double those on the next street"),  # "double" before a demonstrative
         ("until half ten the rest of the week", "until 10:30pm"),  # "half ten" followed by "the"
         ("a town of 12k people", "a population of 12,000"),  # thousands as "k"
+        ("prices go up twofold", "hotels double their prices"),
     ],
 )
 def test_a_value_restated_another_way_matches(claim, source):
@@ -222,6 +223,7 @@ def test_denials_are_read_from_the_negators(clause, negative):
         ("you can turn up on the day", "booking", {-1}),
         ("the machinery is switched off", "running", {-1}),
         ("prices rise in August", "amount", {1}),
+        ("conference weeks double their prices", "price", {-1}),  # the verb before "prices"
         ("heading southwards along the cliffs", "direction", {-1}),
         ("the covered market", "indoors", {1}),
         ("an open-air market", "indoors", {-1}),

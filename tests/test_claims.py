@@ -403,6 +403,9 @@ PARAPHRASES = [
      "Marchwood kitchens serve until midnight on Fri and Sat, and until half ten the rest of the week [guide_marchwood.md]."),
     ("Is the pier at Pellew Sands open?", "What survives of the Pellew Sands pier, built in the 1890s, is open and free of charge [guide_pellew_sands.md]."),
     ("How do I get around Marchwood?", "The interesting districts of Marchwood are spread out rather than side by side [guide_marchwood.md]."),
+    ("Where should I stay in Marchwood?",  # the guide's "double their prices" is dear, like "prices double"
+     "Conference weeks in March and October fill Marchwood's hotels and prices double [guide_marchwood.md]."),
+    ("Where should I stay in Marchwood?", "Conference weeks in March and October fill Marchwood's hotels and push prices up twofold [guide_marchwood.md]."),
     # a comparison of two cases, turned round with its cases
     ("Are train tickets cheaper if I book in advance?",
      "Buying a train ticket on the day costs more than booking it the day before [guide_regional_transport.md]."),
