@@ -104,7 +104,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     ),
     "charge": (
         r"\bfree\b(?<!-free)(?<!\bfeel free)(?!-| of\b)|\bfree of charge\b|\bno (?:charge|fee)\b|\bcosts? nothing\b|\bwithout charge\b",
-        r"\bpaid\b|\bpay(?:s|ing)?\b(?! attention)|(?<!free of )\bcharges?\b"
+        r"\bpaid\b|\bpay(?:s|ing)?\b(?! attention)|\bcharges?\b(?<!free of charge)"
         r"|\bcharged\b|\b(?:entry|admission|entrance) fee\b|\bfee\b|\bticketed\b|\bpay-and-display\b",
     ),
     "indoors": (
