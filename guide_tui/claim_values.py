@@ -333,6 +333,14 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
 PER_DAY = re.compile(rf"(?:\b(?:{NUMBER}) [a-z]+s|\btimes|\btwice|\bonce)\s+$")
 """"daily" after a count of things is a rate, as "a day" is ("seven trains daily"), not every day of the week."""
 
+CLOSING_BEFORE = re.compile(r"\b(?:clos\w*|shut\w*)\s+$")
+DAY_AFTER = re.compile(rf"\s+(?:on\s+)?(?:a\s+)?{DAY_NAME}\b")
+
+
+def closes_whole_day(lowered: str, start: int, end: int) -> bool:
+    """Is "all day" between closing and a day ("closed all day Sunday" is "closed on Sundays"), so no time of day?"""
+    return bool(CLOSING_BEFORE.search(lowered[max(0, start - 20) : start]) and DAY_AFTER.match(lowered, end))
+
 SEASON_FALL = re.compile(r"(?:\b(?:in|the|this|last|next|through|until|till|by|and|or|to|from)\s+|(?:early|late|mid)[- ])$")
 """"fall" is a season only after these words ("in the fall", "late fall"); "prices fall by half" is a verb."""
 
@@ -366,6 +374,8 @@ def values_in(sentence: str) -> list[Value]:
             if kind == "month" and match.group(0) == "fall" and not SEASON_FALL.search(lowered[max(0, start - 12) : start]):
                 continue
             if kind == "day" and match.group(0) == "daily" and PER_DAY.search(lowered[max(0, start - 40) : start]):
+                continue
+            if kind == "clock" and match.group(0) == "all day" and closes_whole_day(lowered, start, end):
                 continue
             values = read(kind, match.group(0), sentence[start:end].strip(), start)
             if values:

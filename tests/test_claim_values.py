@@ -160,6 +160,11 @@ def test_daily_after_a_count_is_a_rate_not_every_day():
     assert [(v.kind, v.text) for v in values_in("The tearoom is open 10 to 4 daily.")][-1] == ("day", "daily")
 
 
+def test_all_day_between_closing_and_a_day_is_the_whole_day_not_a_time():
+    assert [(v.kind, v.text) for v in values_in("Many kitchens close all day Sunday.")] == [("day", "Sunday")]
+    assert [(v.kind, v.text) for v in values_in("Food is served all day on Saturdays.")] == [("clock", "all day"), ("day", "Saturdays")]
+
+
 def test_a_count_keeps_what_it_counts():
     assert [(v.text, v.counted) for v in values_in("A bakery, two cafés and four genuinely good pubs.")] == [("two", "cafés"), ("four", "good")]
 

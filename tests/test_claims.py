@@ -406,6 +406,8 @@ PARAPHRASES = [
     ("Where should I stay in Marchwood?",  # the guide's "double their prices" is dear, like "prices double"
      "Conference weeks in March and October fill Marchwood's hotels and prices double [guide_marchwood.md]."),
     ("Where should I stay in Marchwood?", "Conference weeks in March and October fill Marchwood's hotels and push prices up twofold [guide_marchwood.md]."),
+    ("When do kitchens close in Brightwater?",  # "close all day Sunday" for "close entirely on Sundays"
+     "Most Brightwater kitchens stop serving at nine in the evening, and many close all day Sunday [guide_brightwater.md]."),
     # a comparison of two cases, turned round with its cases
     ("Are train tickets cheaper if I book in advance?",
      "Buying a train ticket on the day costs more than booking it the day before [guide_regional_transport.md]."),
