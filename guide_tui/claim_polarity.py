@@ -169,7 +169,7 @@ ANY_NEGATOR = re.compile(
 
 DETERMINERS = re.compile(r"\b(?:no|without)\b")
 """Negators that deny a thing ("no step-free route") rather than a statement ("is not step-free")."""
-QUALIFIER = re.compile(r"\s(?:on|in|at|within|near|to|from|for|by|during|after|before|across|along|between|of)\b")
+QUALIFIER = re.compile(r"\s(?:on|in|at|within|near|to|from|for|by|during|after|before|across|along|between|of|inside|outside|around|beyond)\b")
 """What ends a thing a determiner denies: "no lifeguard on the beach" denies the lifeguard, not the beach."""
 PREFIXES = (("non-", ""), ("non", ""), ("un", ""), ("in", "ible able ent ant ate ive ect ete"), ("im", "ible able ent ant ate ive ect ete"))
 """Prefixes that deny their word ("unnecessary" is "not necessary"), each with the endings its root must have: after
@@ -216,6 +216,13 @@ class Polarity:
         return sum(1 for start in self.denials if start <= offset < self.scope_ends.get(start, len(self.text))) % 2 == 1
 
 
+def qualifies(text: str, side: re.Match, scope_end: int | None) -> bool:
+    """Is the side word the bare preposition of the qualifier ending a determiner's denial ("no bus service | inside
+    the town")? Then the determiner denies the thing, not the preposition ("no village is within walking distance" it does)."""
+    qualifier = QUALIFIER.match(text, scope_end) if scope_end is not None else None
+    return qualifier is not None and side.span() == (qualifier.start() + 1, qualifier.end())
+
+
 def polarity(clause: str) -> Polarity:
     text = normalised(clause)
     kept = NOT_NEGATING.sub(lambda m: " " * len(m.group()), text) if ANY_NEGATOR.search(text) else text
@@ -225,6 +232,11 @@ def polarity(clause: str) -> Polarity:
         negators
         + [m.start() for m in PREFIXED.finditer(kept) if denies_itself(m.group()) and not any(a <= m.start() < b for a, b in side_spans)]
     )
+    scope_ends = {}  # a thing a determiner denies ends at its qualifier
+    for m in DETERMINERS.finditer(kept):
+        qualifier = QUALIFIER.search(kept, m.end() + 1)
+        if qualifier and WORD.search(kept[m.end() : qualifier.start()]):
+            scope_ends[m.end()] = qualifier.start()
     sides: dict[str, set[int]] = {}
     said: dict[str, str] = {}
     spans: list[tuple[int, int]] = []
@@ -235,7 +247,7 @@ def polarity(clause: str) -> Polarity:
             continue
         for pattern, side in ((yes, 1), (no, -1)):
             for match in pattern.finditer(text):
-                before = [n for n in negators if n <= match.start()]
+                before = [n for n in negators if n <= match.start() and not qualifies(text, match, scope_ends.get(n))]
                 denied = len(before) % 2 == 1
                 if before:
                     flipping.add(before[-1])
@@ -258,9 +270,4 @@ def polarity(clause: str) -> Polarity:
     content_after = {n for n in negators if any(start >= n and not is_negator(w) and not in_spans(start) and len(w) > 2 for w, start in words)}
     negative = len([n for n in negators if (n not in flipping or n in denies_more) and n in content_after]) % 2 == 1
     sides_taken = {k: frozenset(v) for k, v in sides.items()}
-    scope_ends = {}
-    for m in DETERMINERS.finditer(kept):
-        qualifier = QUALIFIER.search(kept, m.end() + 1)
-        if qualifier and WORD.search(kept[m.end() : qualifier.start()]):
-            scope_ends[m.end()] = qualifier.start()
     return Polarity(text, tuple(sorted(negators + denying)), scope_ends, sides_taken, said, spans, negative, exclusive)

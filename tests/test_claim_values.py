@@ -190,6 +190,8 @@ def test_a_count_keeps_what_it_counts():
         ("There is no step-free way up to the gallery", True),  # denies the way, not only its side
         ("The gallery is not step-free", False),
         ("The island has no full hospital", True),  # "full" before a noun is "complete", no side of busy
+        ("The village has no bus service inside its streets", True),  # "no" denies the service, not the preposition "inside"
+        ("No village is within walking distance of another", False),  # a side after the verb: turned round instead
     ],
 )
 def test_denials_are_read_from_the_negators(clause, negative):

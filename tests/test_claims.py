@@ -214,6 +214,8 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "polarity", ['"costs about a third more"', '"costs about a third less"'], None),
         ("Is parking difficult in Halden Bay?", "From the overflow car park it's a 12-minute walk downhill into Halden Bay [guide_halden_bay.md].",
          "polarity", ['"downhill"', '"uphill"'], "From the overflow lot it is a 12-minute uphill walk into town."),
+        ("Is there a bus inside Kestrelford?", "Kestrelford has a local bus service around the town [guide_kestrelford.md].",
+         "polarity", ["says what the guide denies"], "Kestrelford has no local bus service inside the town."),
         ("Does the Givens Mill watermill still work?", "The watermill at Givens Mill stopped producing flour decades ago [guide_givens_mill.md].",
          "polarity", ["denies what the guide says", "still produces flour"], None),
         ("Is the coastal path at Halden Bay open in high wind?",
@@ -408,6 +410,7 @@ PARAPHRASES = [
     ("Where should I stay in Marchwood?", "Conference weeks in March and October fill Marchwood's hotels and push prices up twofold [guide_marchwood.md]."),
     ("When do kitchens close in Brightwater?",  # "close all day Sunday" for "close entirely on Sundays"
      "Most Brightwater kitchens stop serving at nine in the evening, and many close all day Sunday [guide_brightwater.md]."),
+    ("Is there a bus inside Kestrelford?", "There is no local bus within Kestrelford itself [guide_kestrelford.md]."),
     # a comparison of two cases, turned round with its cases
     ("Are train tickets cheaper if I book in advance?",
      "Buying a train ticket on the day costs more than booking it the day before [guide_regional_transport.md]."),
