@@ -37,8 +37,8 @@ WORD_TIME = rf"(?:{HOUR_WORDS}|one)(?:{SPOKEN_MINUTES})?"
 """An hour in words, with its minutes: "ten thirty", "nine o'clock"."""
 FRACTION_OF = r"(?:half an?|(?:a|one|three) quarters? of an?|(?:a|one|two)[- ]thirds? of an?)"
 """A fraction of one unit: "half a mile", "three quarters of an hour", "two-thirds of an hour"."""
-SPOKEN_TIME = rf"(?:half past|(?:a )?quarter (?:past|to)) (?:{HOUR_WORDS}|one|\d{{1,2}})\b"
-"""A time said with its minutes before the hour: "half past eight", "a quarter to ten"."""
+SPOKEN_TIME = rf"(?:half past|(?:a )?quarter (?:past|to)|half) (?:{HOUR_WORDS}|one|\d{{1,2}})\b"
+"""A time said with its minutes before the hour: "half past eight", "a quarter to ten", "half eight"."""
 SOME = rf"(?:{NUMBER}|an?|one)"  # "an hour", "a day"
 
 # unit word -> (kind, factor to the kind's base unit: minutes for durations, metres for distances)
@@ -319,7 +319,8 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"|\b(?:(?:from|between) (?:{WORD_TIME}|{HOUR}|noon|midday)|noon|midday)(?:{MERIDIEM})? (?:to|until|till|and) (?:{WORD_TIME}|noon|midday|midnight)"
         rf"(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}(?! (?:of|or|more|other)\b)"
         rf"|\b{WORD_TIME}{MERIDIEM}|\b(?:{HOUR_WORDS}|one|\d{{1,2}}) o'clock\b"
-        rf"|\b(?:from|between) (?:{WORD_TIME}|{HOUR})(?= (?:to|until|till|and) {SPOKEN_TIME})"  # "from six until half past eight"
+        rf"|\b(?:(?:from|between) (?:{WORD_TIME}|{HOUR})(?= (?:to|until|till|and) {SPOKEN_TIME})|{HOUR}(?= (?:to|until|till) {SPOKEN_TIME}))"
+        # "from six until half past eight", "6 till half eight"
         rf"|\b(?:at|by|until|till|before|after|from)\s+{HOUR}\b{NOT_AFTER_HOUR}"
         rf"|\b(?:at|by|until|till|before|after)\s+(?:{HOUR_WORDS})(?:{SPOKEN_MINUTES})?(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}(?!\s+(?:of|or|to|more|other)\b)"
         rf"(?!\s+and\s+(?:a half|{NUMBER}))"  # "at ten and closes at four", not "at two and a half"
@@ -404,16 +405,18 @@ def hedged(value: Value, lowered: str) -> Value:
 
 
 def with_exceptions(values: list[Value]) -> list[Value]:
-    """"daily from 10 until 4, except on Tuesdays": the excepted days taken out of the days before them."""
-    kept: list[Value] = []
+    """"daily from 10 until 4, except on Tuesdays": the excepted days taken out of the days before them, or,
+    with none before, of the days after them ("except on Tuesdays, open daily")."""
+    kept = list(values)
     for value in values:
-        excepted = value.kind == "day" and re.match(EXCEPTED, value.text.lower())
-        earlier = next((v for v in reversed(kept) if v.kind == "day" and v.is_range), None) if excepted else None
-        if excepted and earlier is not None:
-            days = earlier.readings[0] - day_names(value.text.lower())
-            kept[kept.index(earlier)] = replace(earlier, readings=(days,))
-        else:
-            kept.append(value)
+        if value.kind != "day" or not re.match(EXCEPTED, value.text.lower()):
+            continue
+        at = kept.index(value)
+        ranges = [v for v in kept if v.kind == "day" and v.is_range]
+        target = next((v for v in reversed(ranges) if kept.index(v) < at), None) or next((v for v in ranges if kept.index(v) > at), None)
+        if target is not None:
+            kept[kept.index(target)] = replace(target, readings=(target.readings[0] - day_names(value.text.lower()),))
+            kept.remove(value)
     return kept
 
 

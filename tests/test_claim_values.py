@@ -78,6 +78,7 @@ def only(text: str):
         ("twice as much", "about double those on the next street"),  # "double" before a demonstrative
         ("until half ten the rest of the week", "until 10:30pm"),  # "half ten" followed by "the"
         ("a town of 12k people", "a population of 12,000"),  # thousands as "k"
+        ("except on Tuesdays, open daily", "open every day except Tuesdays"),  # an exception before the days it takes from
         ("prices go up twofold", "hotels double their prices"),
     ],
 )
@@ -137,6 +138,7 @@ def test_values_keep_their_kind_and_every_number_is_read_once():
     assert [v.kind for v in values_in("From five to nine walkers use it.")] == ["count", "count"]  # counts, not hours
     # a range in words ending in a spoken time: both ends are hours
     assert [(v.kind, v.text) for v in values_in("Dinner from six until half past eight.")] == [("clock", "six"), ("clock", "half past eight")]
+    assert [(v.kind, v.text) for v in values_in("Dinner 6 till half eight.")] == [("clock", "6"), ("clock", "half eight")]
     assert values_in("Trains run on Fridays and Saturdays.")[0].readings == (frozenset({4, 5}),)
     # an hour in words before "and" and a verb is a time; before "and" and a number it is not
     assert [(v.kind, v.text) for v in values_in("It opens at nine and shuts at five.")] == [("clock", "nine"), ("clock", "five")]

@@ -411,6 +411,8 @@ PARAPHRASES = [
     ("When do kitchens close in Brightwater?",  # "close all day Sunday" for "close entirely on Sundays"
      "Most Brightwater kitchens stop serving at nine in the evening, and many close all day Sunday [guide_brightwater.md]."),
     ("Is there a bus inside Kestrelford?", "There is no local bus within Kestrelford itself [guide_kestrelford.md]."),
+    ("When is the Givens Mill tearoom open?", "Except on Tuesdays, the mill tearoom is open daily between 10 and 4 [guide_givens_mill.md]."),
+    ("When do the pubs in Kestrelford serve food?", "Kestrelford pubs serve food 12 till 2 and 6 till half eight [guide_kestrelford.md]."),
     # a comparison of two cases, turned round with its cases
     ("Are train tickets cheaper if I book in advance?",
      "Buying a train ticket on the day costs more than booking it the day before [guide_regional_transport.md]."),
