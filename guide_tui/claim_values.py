@@ -53,8 +53,9 @@ DISTANCE_TOLERANCE = 0.1  # "about 10 km" restates "six miles"
 HEDGE = 0.25  # how far "just under" / "nearly" / "just over" may be from the amount it names
 HEDGED = re.compile(
     r"(?:just|a little|a bit|slightly) (under|over|less than|more than)\s*$|(nearly|almost)\s*$"
-    r"|(about|around|roughly|approximately|some|approx\.?|circa)\s*$"
+    r"|(about|around|roughly|approximately|some|approx\.?|circa)\s*$|(?<![\w-])(?:under|less than|fewer than|up to)\s*$"
 )
+"""Words that say an amount is not exact: a little under or over it, about it, or at most it ("under half an hour")."""
 APPROXIMATE = 0.1  # how far "about an hour" may be from the amount it rounds ("55 minutes")
 RATIO_ROUNDING = 0.02  # how far a proportion may be from the one it rounds ("33%" for "a third")
 

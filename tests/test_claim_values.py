@@ -78,6 +78,7 @@ def only(text: str):
         ("twice as much", "about double those on the next street"),  # "double" before a demonstrative
         ("until half ten the rest of the week", "until 10:30pm"),  # "half ten" followed by "the"
         ("a town of 12k people", "a population of 12,000"),  # thousands as "k"
+        ("a walk of under half an hour", "a 25-minute walk"),  # at most, a little under
         ("except on Tuesdays, open daily", "open every day except Tuesdays"),  # an exception before the days it takes from
         ("prices go up twofold", "hotels double their prices"),
     ],
@@ -123,6 +124,7 @@ def test_a_value_restated_another_way_matches(claim, source):
         ("about an hour", "45 minutes"),
         ("shuts at 08:30", "shuts at 8:30pm"),  # a leading zero is the 24-hour clock's morning
         ("costs 50% less", "costs roughly a third less"),
+        ("less than 40 minutes", "50 minutes"),
         ("about 60 000 people", "about 40,000 people"),
     ],
 )

@@ -413,6 +413,8 @@ PARAPHRASES = [
     ("Is there a bus inside Kestrelford?", "There is no local bus within Kestrelford itself [guide_kestrelford.md]."),
     ("When is the Givens Mill tearoom open?", "Except on Tuesdays, the mill tearoom is open daily between 10 and 4 [guide_givens_mill.md]."),
     ("When do the pubs in Kestrelford serve food?", "Kestrelford pubs serve food 12 till 2 and 6 till half eight [guide_kestrelford.md]."),
+    ("How long is the walk to the Elder Ness lighthouse?",
+     "Reaching the Elder Ness lighthouse means a walk of under half an hour over shingle [guide_elder_ness.md]."),
     # a comparison of two cases, turned round with its cases
     ("Are train tickets cheaper if I book in advance?",
      "Buying a train ticket on the day costs more than booking it the day before [guide_regional_transport.md]."),
