@@ -82,6 +82,7 @@ class ClaimSettings:
     value_margin: float = 0.1  # a value must be in a sentence this close to the closest one giving that kind of value
     added_words: int = 2  # words of one clause the chunk never uses that make it an added detail
     similar_word: float = 0.45  # word-vector cosine at which a word counts as used ("last"~"final" 0.50; "boat"~"water" 0.35)
+    moved_clause: float = 0.15  # how much closer a claim clause may be to a sentence about another town than to any about its own
 
 
 DEFAULT_SETTINGS = ClaimSettings()
@@ -524,6 +525,9 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
         if problem := polarity_problem(clause, claim, [said[n] for n in fits], settings):
             judgement.problem = problem
             return judgement
+    if moved := moved_clause(claim, [said[n] for n in fits], elsewhere, settings):
+        judgement.problem = ("place", f"the guide says this of {join(moved.places)}, not {join(claim.places)}", moved)
+        return judgement
     if judgement.support < settings.support:
         moved = max(elsewhere, key=lambda s: claim.vector @ s.vector, default=None)
         if moved is not None and claim.vector @ moved.vector >= settings.support:
@@ -536,6 +540,21 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
     if added := added_words(claim, leaned_on, said, embedder, settings):
         judgement.problem = ("added", f"adds what the guide does not say ({', '.join(added)})", best)
     return judgement
+
+
+def moved_clause(claim: Said, fits: list[Said], elsewhere: list[Said], settings: ClaimSettings) -> Said | None:
+    """The sentence about another town that a clause of the claim restates, when it is much closer to the clause than
+    any sentence about the claim's own town ("Marchwood's covered market ... is the best market in the region", where
+    the guide says that of Kestrelford's). Clauses of fewer than two content words say too little to tell."""
+    if not elsewhere or not fits:
+        return None
+    for clause in claim.clauses:
+        if len(clause.free_words) < 2:
+            continue
+        moved = max(elsewhere, key=lambda s: closeness(clause, claim.vector, s))
+        if closeness(clause, claim.vector, moved) - max(closeness(clause, claim.vector, s) for s in fits) >= settings.moved_clause:
+            return moved
+    return None
 
 
 def added_words(claim: Said, leaned_on: set[Chunk], said: list[Said], embedder: Embedder, settings: ClaimSettings) -> list[str]:

@@ -276,6 +276,12 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "place", ["Halden Bay"], "On Halden Bay's harbour front, prices are about twice those of Fell Street, one level higher."),
         ("When does the Elder Ness pub serve food?", "Elder Ness's pub serves food from 12 to 2 and again from 6 to 8:30 [guide_eating.md].",
          "place", ["Kestrelford"], None),
+        # one clause of a true sentence moved from another town ("finest market" is said of Kestrelford's)
+        ("Which market in the region is the best?",
+         "Marchwood's covered market opens six days a week and is the finest market in the region [guide_eating.md].",
+         "place", ["of Kestrelford, not Marchwood"],
+         "Kestrelford's Saturday market has been running since the 1400s and is the best market in the region,"
+         " although the Saturday market shrinks a great deal from November to February."),
         # a wrong number, and two numbers swapped between their qualifiers
         ("Can I get to Kestrelford by train?", "Kestrelford lost its railway station in 1968 [guide_kestrelford.md].",
          "value", ['"1968"', '"1963"'], None),
