@@ -30,6 +30,16 @@ NOT_NEGATING = re.compile(
 """Negators that deny nothing the clause goes on to say: a bound ("no more than ten minutes", "nowhere is
 more than ten minutes" are "within ten"), "not only", an answering "No,"."""
 DENYING_SIDES = ("open", "allowed")
+UNIVERSAL = re.compile(
+    r"\b(?:all|every|everything|everywhere|everyone|always|never|without exception|anywhere)\b"
+    r"(?! (?:day|days|week|weeks|weekend|weekends|year|years|night|nights|hour|hours|minutes?|morning|evening|other|half|quarter|\d))"
+)
+"""Words that say a thing holds with no exception ("every place", "always", "never"; not "every 30 minutes", "all year")."""
+PARTIAL = re.compile(
+    r"\b(?:most|mostly|many|several|usually|often|frequently|generally|largely|mainly|partly|sometimes|occasionally|rarely|seldom"
+    r"|var(?:y|ies|ied)|nearly all|almost all|almost everything|much of|a few)\b"
+)
+"""Words that say a thing holds for some, or some of the time ("most places", "usually", "varies wildly")."""
 ONLY = re.compile(
     r"\b(?:only|solely|exclusively)\b(?:\s+[a-z-]+){0,2}?\s+(?:in|on|at|from|between|during|for|to|until|till|by|when|if|after|before|outside)\b"
     r"|\b(?:except|apart from|other than|but for|save for)\b|\b[a-z]+ only[.!?]?$"

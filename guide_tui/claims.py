@@ -36,7 +36,7 @@ import numpy as np
 from guide_tui.answers import REFUSAL, Citation
 from guide_tui.asked import DAY_AND_MONTH_NAMES
 from guide_tui.chunking import Chunk, sentences
-from guide_tui.claim_polarity import SIDES, UNORDERED, Polarity, is_negator, normalised, polarity
+from guide_tui.claim_polarity import PARTIAL, SIDES, UNIVERSAL, UNORDERED, Polarity, is_negator, normalised, polarity
 from guide_tui.claim_values import ALL_DAYS, EXCEPTED, Value, values_in
 from guide_tui.embedding import Embedder
 from guide_tui.retrieval import Hit, TownNames, place_guides, query_analyzer
@@ -740,6 +740,9 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
     if conflict := side_under_condition(clause, sided, settings):
         mine, match, sentence = conflict
         return ("polarity", f"says \"{mine}\" where the guide says \"{match}\" of the same case", sentence)
+    if widened := widened_claim(clause, pairs, settings):
+        word, match, sentence = widened
+        return ("polarity", f'says "{word}" where the guide says "{match}"', sentence)
     if beyond := beyond_exclusive(clause, close):
         extra, match, sentence = beyond
         return ("polarity", f'says "{extra}" too where the guide says only "{match.text}"', sentence)
@@ -809,6 +812,19 @@ def closest_all_opposed(ranked: list[tuple[float, Clause, Said]], concept: str, 
     if near and all(not sides & taken(c, concept, clause) for c, _ in near):
         return near[0]
     return None
+
+
+def widened_claim(clause: Clause, pairs: list[tuple[float, Clause, Said]], settings: ClaimSettings) -> tuple[str, str, Said] | None:
+    """A claim made of everything that the closest guide clause says of some ("every place takes cards" where the
+    guide says "most places take cards"; "never" where it says "rarely"), unless that sentence says "every" too."""
+    claimed = UNIVERSAL.search(clause.polarity.text)
+    if claimed is None or PARTIAL.search(clause.polarity.text):
+        return None
+    score, closest, sentence = max(pairs, key=lambda p: p[0])
+    said = PARTIAL.search(normalised(closest.text))
+    if score < settings.align or said is None or UNIVERSAL.search(normalised(sentence.text)):  # "everything ..., and much of it"
+        return None
+    return claimed.group(), said.group(), sentence
 
 
 INCLUSIVE = re.compile(r"\b([a-z]+) (?:as well as|along with|together with|in addition to|plus) ([a-z]+)\b")

@@ -241,6 +241,11 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "polarity", ['"best"', '"unremarkable" of the same case'], None),
         ("Where should I stay in Pellew Sands?", "The Marine Terrace guesthouses are noisier than the hotels on the seafront [guide_pellew_sands.md].",
          "polarity", ['"noisier"', '"quieter"'], None),
+        # a claim of everything where the guide says most, or many
+        ("Do I need cash?", "Every place in Halden Bay takes cards, so cash is never needed [guide_halden_bay.md].",
+         "polarity", ['"every"', '"most"'], "Most places now take cards, but carrying some cash still helps at the market and in the smaller shops."),
+        ("Where can I eat in Brightwater?", "Every Brightwater kitchen is closed on Sundays [guide_brightwater.md].",
+         "polarity", ['"every"', '"many"'], "On Sundays many Brightwater kitchens close entirely."),
         # a comparison of two cases: what follows "than" takes the other side ("on the day" is the dearer case)
         ("Are train tickets cheaper if I book in advance?", "The cheapest train fares are the ones bought on the day [guide_regional_transport.md].",
          "polarity", ['"cheapest"', '"cheaper ... than when bought on the day" of the same case'],
@@ -421,6 +426,9 @@ PARAPHRASES = [
     ("When do the pubs in Kestrelford serve food?", "Kestrelford pubs serve food 12 till 2 and 6 till half eight [guide_kestrelford.md]."),
     ("How long is the walk to the Elder Ness lighthouse?",
      "Reaching the Elder Ness lighthouse means a walk of under half an hour over shingle [guide_elder_ness.md]."),
+    # "every" or "always" where the guide says so too, or beside the guide's own "most"
+    ("When do kitchens close in Halden Bay?", "Everything in Halden Bay closes by 9pm [guide_halden_bay.md]."),
+    ("Do I need cash?", "Most places take cards, but it's always worth carrying some cash for the market and small shops [guide_halden_bay.md]."),
     # a comparison of two cases, turned round with its cases
     ("Are train tickets cheaper if I book in advance?",
      "Buying a train ticket on the day costs more than booking it the day before [guide_regional_transport.md]."),
