@@ -37,9 +37,10 @@ UNIVERSAL = re.compile(
 """Words that say a thing holds with no exception ("every place", "always", "never"; not "every 30 minutes", "all year")."""
 PARTIAL = re.compile(
     r"\b(?:most|mostly|many|several|usually|often|frequently|generally|largely|mainly|partly|sometimes|occasionally|rarely|seldom"
-    r"|var(?:y|ies|ied)|nearly all|almost all|almost everything|much of|a few)\b"
+    r"|var(?:y|ies|ied)|much of|a few|(?:almost|nearly|virtually|practically|not) (?:all|every\w*|always|never|any\w*))\b"
 )
-"""Words that say a thing holds for some, or some of the time ("most places", "usually", "varies wildly")."""
+"""Words that say a thing holds for some, or some of the time ("most places", "usually", "varies wildly", "almost
+everywhere", "not always")."""
 ONLY = re.compile(
     r"\b(?:only|solely|exclusively)\b(?:\s+[a-z-]+){0,2}?\s+(?:in|on|at|from|between|during|for|to|until|till|by|when|if|after|before|outside)\b"
     r"|\b(?:except|apart from|other than|but for|save for)\b|\b[a-z]+ only[.!?]?$"
