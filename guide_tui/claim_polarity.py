@@ -25,10 +25,11 @@ NEGATING_PHRASES = re.compile(r"\brather than\b|\binstead of\b")
 """Phrases that deny what follows: "match Marchwood rather than village levels", "footpaths instead of pavements"."""
 NOT_NEGATING = re.compile(
     r"\b(?:no|not|nowhere|nothing|none)\b(?=(?:\s+[a-z'-]+){0,6}?\s+(?:more|further|longer|later|less) than\b)|\bnot (?:only|just)\b|\bno,"
-    r"|\bnothing else\b|\bnot much\b|\bno other\b"
+    r"|\bnothing else\b|\bnot much\b|\bno other\b|\bnot (?:all|every\w*)\b"
 )
 """Negators that deny nothing the clause goes on to say: a bound ("no more than ten minutes", "nowhere is
-more than ten minutes" are "within ten"), "not only", an answering "No,"."""
+more than ten minutes" are "within ten"), "not only", an answering "No,", "not every" (some are, some not: a
+quantifier, see PARTIAL)."""
 DENYING_SIDES = ("open", "allowed")
 UNIVERSAL = re.compile(
     r"\b(?:all|every|everything|everywhere|everyone|always|never|without exception|anywhere)\b"

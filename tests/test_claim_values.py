@@ -184,6 +184,7 @@ def test_a_count_keeps_what_it_counts():
         ("Nowhere in the town is more than ten minutes' walk away", False),
         ("The lighthouse isn't open to the public", False),  # the negator turned "open" round instead
         ("No, the line closed in 1963", False),  # an answering "No,"
+        ("Not every place takes cards", False),  # some do: a quantifier, not a denial
         ("Prices match Marchwood rather than village levels", True),
         ("A reservation is unnecessary outside the summer", True),  # a prefix denies its word
         ("The upper floor is inaccessible to wheelchairs", True),

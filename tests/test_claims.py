@@ -431,6 +431,7 @@ PARAPHRASES = [
     ("Do I need cash?", "Most places take cards, but it's always worth carrying some cash for the market and small shops [guide_halden_bay.md]."),
     ("Do I need cash?", "Cards are taken almost everywhere now, but some cash still helps at the market and in the smaller shops [guide_halden_bay.md]."),
     ("Do concert tickets sell out in Thornby Wells?", "Concert tickets in Thornby Wells almost never sell out [guide_thornby_wells.md]."),
+    ("Do I need cash?", "Not every place takes cards, so carry some cash for the market and small shops [guide_halden_bay.md]."),
     # a comparison of two cases, turned round with its cases
     ("Are train tickets cheaper if I book in advance?",
      "Buying a train ticket on the day costs more than booking it the day before [guide_regional_transport.md]."),
