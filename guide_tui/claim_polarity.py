@@ -65,9 +65,9 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "price": (
         r"\bcheap(?:er|est)?\b|\bcosts? (?:\w+ ){0,3}less\b|\bless expensive\b|\bleast expensive\b"
         r"|\b(?:good|better) value\b|\binexpensive\b|\baffordable\b|\bbargain\b"
-        r"|\blow(?:er)?\b(?= (?:prices?|fares?|rates?))|\bprices? (?:\w+ ){0,2}(?:low|drop|fall)\b",
+        r"|\blow(?:er)?\b(?= (?:prices?|fares?|rates?))|\bprices? (?:\w+ ){0,2}(?:low|drop|fall|halve|go(?:es)? down|went down|come down)\b",
         r"\bexpensive\b|\bdear(?:er|est)?\b|\bpric(?:ey|ier|iest)\b|\bcostly\b|\boverpriced\b|\bcosts? (?:\w+ ){0,3}more\b"
-        r"|\bmore expensive\b|\bhigh(?:er)? prices?\b|\bprices? (?:\w+ ){0,2}(?:high|rise|double)\b"
+        r"|\bmore expensive\b|\bhigh(?:er)? prices?\b|\bprices? (?:\w+ ){0,2}(?:high|rise|double|go(?:es)? up|went up|climb)\b"
         r"|\b(?:doubl|rais|push)(?:e|es|ed|ing)? (?:up )?(?:the |their |its )?prices?\b",  # "double their prices"
     ),
     "same price": (r"\bcosts? (?:\w+ ){0,2}the same\b|\bsame price\b|\bno cheaper\b", r"\bcheaper\b|\bdearer\b|\bcosts? (?:\w+ ){0,3}(?:more|less)\b"),
@@ -86,7 +86,8 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"|\blively\b|\bnois(?:y|ier|iest)\b|\bloud(?:er|est)?\b|\bfills?\b|\bfully booked\b"
         # "full by 10am", not "a full hospital"
         r"|\bfull\b(?=\s*(?:[.,;:!?]|$|(?:by|up|to|of|at|on|in|from|during|until|till|throughout|and|or|but|so|with|before|after|for)\b))",
-        r"\bquiet(?:er|est)?\b|\bempty\b|\bdeserted\b|\bcalm\b|\bpeaceful\b|\btranquil\b|\bsleepy\b|\buncrowded\b",
+        r"\bquiet(?:er|est)?\b|\bempty\b|\bdeserted\b|\bcalm\b|\bpeaceful\b|\btranquil\b|\bsleepy\b|\buncrowded\b"
+        r"|\b(?:has|have|with) (?:plenty of )?(?:space|spaces|room to spare)\b",
     ),
     "supply": (r"\bplentiful\b|\babundant\b|\beasy to find\b|\bplenty of (?:rooms|beds|space)\b", r"\bscarce\b|\bhard to find\b|\bin short supply\b"),
     "safe": (r"\bsafe(?:ly)?\b", r"\bdangerous\b|\bunsafe\b|\bhazardous\b|\brisky\b"),

@@ -236,6 +236,9 @@ def test_denials_are_read_from_the_negators(clause, negative):
         ("the machinery is switched off", "running", {-1}),
         ("prices rise in August", "amount", {1}),
         ("conference weeks double their prices", "price", {-1}),  # the verb before "prices"
+        ("prices go up in summer", "price", {-1}),  # a phrasal verb of price
+        ("outside the season prices come down", "price", {1}),
+        ("the car park nearly always has space", "busy", {-1}),
         ("heading southwards along the cliffs", "direction", {-1}),
         ("the covered market", "indoors", {1}),
         ("an open-air market", "indoors", {-1}),

@@ -241,6 +241,11 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "polarity", ['"best"', '"unremarkable" of the same case'], None),
         ("Where should I stay in Pellew Sands?", "The Marine Terrace guesthouses are noisier than the hotels on the seafront [guide_pellew_sands.md].",
          "polarity", ['"noisier"', '"quieter"'], None),
+        # a price or a car park turned round in phrasal words ("go up" where the guide says "drop")
+        ("Where should I stay in Halden Bay?", "Outside July and August, Halden Bay prices go up [guide_halden_bay.md].",
+         "polarity", ['"prices go up"', '"prices drop"'], None),
+        ("Where can I park in Pellew Sands?", "The car park behind Pellew Sands station is usually full [guide_pellew_sands.md].",
+         "polarity", ['"full"', '"has space"'], None),
         # a claim of everything where the guide says most, or many
         ("Do I need cash?", "Every place in Halden Bay takes cards, so cash is never needed [guide_halden_bay.md].",
          "polarity", ['"every"', '"most"'], "Most places now take cards, but carrying some cash still helps at the market and in the smaller shops."),
