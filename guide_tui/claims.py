@@ -208,9 +208,18 @@ COMPARED_WITH = re.compile(r"\b(?:like|than|unlike|compared (?:with|to)|as in)\s
 """Words before a town a claim only compares with ("priced like Marchwood", "cheaper than Brightwater")."""
 
 
-def claim_places(towns: TownNames, text: str) -> frozenset[str]:
-    """The towns a claim is about: those it names, but not those it only compares with."""
-    return frozenset(town for start, _, town in town_spans(towns, text) if not COMPARED_WITH.search(text[max(0, start - 20) : start]))
+JOURNEY_END = re.compile(r"\b(?:from|to|into|towards?)\s+$")
+"""Words before a town a claim only travels from or to ("the drive from Brightwater", "the walk to Brightwater")."""
+
+
+def claim_places(towns: TownNames, text: str, journeys: bool = False) -> frozenset[str]:
+    """The towns a claim is about: those it names, but not those it only compares with, nor (unless `journeys`) those
+    it only travels from or to."""
+    return frozenset(
+        town
+        for start, _, town in town_spans(towns, text)
+        if not COMPARED_WITH.search(text[max(0, start - 20) : start]) and (journeys or not JOURNEY_END.search(text[max(0, start - 20) : start]))
+    )
 
 
 def masked(towns: TownNames, text: str) -> str:
@@ -1007,6 +1016,8 @@ def check_claims(
             continue
         if not said.places and len(cited) == 1 and cited[0] in guides.town_of_file:  # "The pubs serve food..." [guide_kestrelford.md]
             said.places = frozenset({guides.town_of_file[cited[0]]})
+        elif not said.places:  # "Buses run to Kestrelford hourly" [guide_regional_transport.md]: about Kestrelford's buses
+            said.places = claim_places(guides.towns, plain, journeys=True)
         pools = [holder[f] for f in cited or dict.fromkeys(chunk.file for chunk in shown)]
         judgements = [judge(said, plain, pool, guides, embedder, settings) for pool in pools]
         passing = [v for v in judgements if v.problem is None]

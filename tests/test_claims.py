@@ -431,6 +431,12 @@ PARAPHRASES = [
     ("When do the pubs in Kestrelford serve food?", "Kestrelford pubs serve food 12 till 2 and 6 till half eight [guide_kestrelford.md]."),
     ("How long is the walk to the Elder Ness lighthouse?",
      "Reaching the Elder Ness lighthouse means a walk of under half an hour over shingle [guide_elder_ness.md]."),
+    # a town named only as where a journey starts or ends: the claim is about the cited guide's town
+    ("How do I get to Pellew Sands?",
+     "The branch line takes 70 minutes from the hub with seven trains a day, the station is on the seafront,"
+     " and the drive from Brightwater is 50 minutes [guide_pellew_sands.md]."),
+    ("What is there to do in Givens Mill?",
+     "Mill tours leave hourly from 11 to 3 with the machinery running, and the river walk to Brightwater takes about three hours [guide_givens_mill.md]."),
     # "every" or "always" where the guide says so too, or beside the guide's own "most"
     ("When do kitchens close in Halden Bay?", "Everything in Halden Bay closes by 9pm [guide_halden_bay.md]."),
     ("Do I need cash?", "Most places take cards, but it's always worth carrying some cash for the market and small shops [guide_halden_bay.md]."),
