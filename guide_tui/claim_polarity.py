@@ -59,7 +59,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"|\b24 hours\b|\ball hours\b",
         r"\bclos(?:es|ed|ing)\b|\bclose(?: (?:altogether|entirely|completely|fully|early|down))?(?= (?:on|at|by|for|in|from|until|till)\b)"
         r"|\bclose (?:early|down|completely|altogether|entirely)\b|\bshut(?:s|ting)?\b|\blocked\b"
-        r"|\bshuts? down\b|\blimited hours\b",
+        r"|\bshuts? down\b|\blimited (?:hours|times|opening hours)\b",
     ),
     "allowed": (r"\ballowed\b|\bpermitted\b|\bwelcome\b", r"\bbanned\b|\bforbidden\b|\bprohibited\b|\bban\b"),
     "price": (

@@ -481,6 +481,11 @@ def test_every_guide_holding_a_shown_shared_text_is_a_valid_citation(hits_for, b
     assert check_claims(claim, hits_for(SHARED), bundled_index.embedder).invented_citations == [holders[0].file]
 
 
+def test_open_at_limited_times_is_the_shared_texts_limited_hours(hits_for, bundled_index):
+    claim = "A nearby minor injuries unit is open at limited times, and the full hospital is in Brightwater [guide_halden_bay.md]."
+    assert check_claims(claim, hits_for(SHARED), bundled_index.embedder, chunks=bundled_index.chunks).flags == []
+
+
 def test_a_flipped_fact_in_a_shared_text_is_still_flagged(hits_for, bundled_index):
     claim = "The minor injuries unit nearby is open around the clock [guide_halden_bay.md]."
     check = check_claims(claim, hits_for(SHARED), bundled_index.embedder, chunks=bundled_index.chunks)
