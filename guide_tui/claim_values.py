@@ -386,8 +386,9 @@ def values_in(sentence: str) -> list[Value]:
     return with_exceptions([with_counted(hedged(v, lowered), lowered) for v in sorted(found, key=lambda v: v.start)])
 
 
-COUNTED = re.compile(r"\s+(?:[a-z]+ly\s+)?([^\W\d_][\w'-]*)")
-"""The word a count counts: the next one, past an adverb ("four pubs", "four genuinely good places")."""
+COUNTED = re.compile(rf"\s+(?:of (?:the|its|their|these|those) (?:{NUMBER} )?)?(?:[a-z]+ly\s+)?([^\W\d_][\w'-]*)")
+"""The word a count counts: the next one, past an adverb ("four pubs", "four genuinely good places"), or the thing
+a part is taken of ("three of the four villages" counts villages)."""
 
 
 def with_counted(value: Value, lowered: str) -> Value:

@@ -573,7 +573,7 @@ def added_words(claim: Said, leaned_on: set[Chunk], said: list[Said], embedder: 
     known = frozenset().union(*(chunk_words(chunk) for chunk in leaned_on))
     concepts = {concept for s in said for c in s.clauses for concept in c.polarity.sides}
     for clause in claim.clauses:
-        added = [w for w in clause.free_words if stem(w) not in known and w not in known and not shares_root(w, known)]
+        added = [w for w in dict.fromkeys(clause.free_words) if stem(w) not in known and w not in known and not shares_root(w, known)]
         added = [w for w in added if not any(SIDES[c][0].search(w) or SIDES[c][1].search(w) for c in concepts)]
         if added:
             added = unlike(added, known, embedder, settings.similar_word)

@@ -171,6 +171,7 @@ def test_all_day_between_closing_and_a_day_is_the_whole_day_not_a_time():
 
 def test_a_count_keeps_what_it_counts():
     assert [(v.text, v.counted) for v in values_in("A bakery, two cafés and four genuinely good pubs.")] == [("two", "cafés"), ("four", "good")]
+    assert [(v.text, v.counted) for v in values_in("It passes three of the four farms.")] == [("three", "farms"), ("four", "farms")]  # a part of a whole
 
 
 @pytest.mark.parametrize(

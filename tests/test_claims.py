@@ -437,6 +437,9 @@ PARAPHRASES = [
      " and the drive from Brightwater is 50 minutes [guide_pellew_sands.md]."),
     ("What is there to do in Givens Mill?",
      "Mill tours leave hourly from 11 to 3 with the machinery running, and the river walk to Brightwater takes about three hours [guide_givens_mill.md]."),
+    # a count of a part ("three of the four villages"), a word said twice ("from end to end") added once
+    ("How long is the Corry Vale circuit?", "The Corry Vale circuit is a nine-mile walk through three villages [guide_corry_vale.md]."),
+    ("How long is the Pellew Sands seafront?", "Pellew Sands has a two-mile seafront that is flat from end to end [guide_pellew_sands.md]."),
     # "every" or "always" where the guide says so too, or beside the guide's own "most"
     ("When do kitchens close in Halden Bay?", "Everything in Halden Bay closes by 9pm [guide_halden_bay.md]."),
     ("Do I need cash?", "Most places take cards, but it's always worth carrying some cash for the market and small shops [guide_halden_bay.md]."),
