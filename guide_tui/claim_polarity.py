@@ -25,11 +25,23 @@ NEGATING_PHRASES = re.compile(r"\brather than\b|\binstead of\b")
 """Phrases that deny what follows: "match Marchwood rather than village levels", "footpaths instead of pavements"."""
 NOT_NEGATING = re.compile(
     r"\b(?:no|not|nowhere|nothing|none)\b(?=(?:\s+[a-z'-]+){0,6}?\s+(?:more|further|longer|later|less) than\b)|\bnot (?:only|just)\b|\bno,"
-    r"|\bnothing else\b|\bnot much\b|\bno other\b"
+    r"|\bnothing else\b|\bnot much\b|\bno other\b|\bnot (?:all|every\w*)\b"
 )
 """Negators that deny nothing the clause goes on to say: a bound ("no more than ten minutes", "nowhere is
-more than ten minutes" are "within ten"), "not only", an answering "No,"."""
+more than ten minutes" are "within ten"), "not only", an answering "No,", "not every" (some are, some not: a
+quantifier, see PARTIAL)."""
 DENYING_SIDES = ("open", "allowed")
+UNIVERSAL = re.compile(
+    r"\b(?:all|every|everything|everywhere|everyone|always|never|without exception|anywhere)\b"
+    r"(?! (?:day|days|week|weeks|weekend|weekends|year|years|night|nights|hour|hours|minutes?|morning|evening|other|half|quarter|\d))"
+)
+"""Words that say a thing holds with no exception ("every place", "always", "never"; not "every 30 minutes", "all year")."""
+PARTIAL = re.compile(
+    r"\b(?:most|mostly|many|several|usually|often|frequently|generally|largely|mainly|partly|sometimes|occasionally|rarely|seldom"
+    r"|var(?:y|ies|ied)|much of|a few|(?:almost|nearly|virtually|practically|not) (?:all|every\w*|always|never|any\w*))\b"
+)
+"""Words that say a thing holds for some, or some of the time ("most places", "usually", "varies wildly", "almost
+everywhere", "not always")."""
 ONLY = re.compile(
     r"\b(?:only|solely|exclusively)\b(?:\s+[a-z-]+){0,2}?\s+(?:in|on|at|from|between|during|for|to|until|till|by|when|if|after|before|outside)\b"
     r"|\b(?:except|apart from|other than|but for|save for)\b|\b[a-z]+ only[.!?]?$"
@@ -47,15 +59,16 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"|\b24 hours\b|\ball hours\b",
         r"\bclos(?:es|ed|ing)\b|\bclose(?: (?:altogether|entirely|completely|fully|early|down))?(?= (?:on|at|by|for|in|from|until|till)\b)"
         r"|\bclose (?:early|down|completely|altogether|entirely)\b|\bshut(?:s|ting)?\b|\blocked\b"
-        r"|\bshuts? down\b|\blimited hours\b",
+        r"|\bshuts? down\b|\blimited (?:hours|times|opening hours)\b",
     ),
     "allowed": (r"\ballowed\b|\bpermitted\b|\bwelcome\b", r"\bbanned\b|\bforbidden\b|\bprohibited\b|\bban\b"),
     "price": (
         r"\bcheap(?:er|est)?\b|\bcosts? (?:\w+ ){0,3}less\b|\bless expensive\b|\bleast expensive\b"
         r"|\b(?:good|better) value\b|\binexpensive\b|\baffordable\b|\bbargain\b"
-        r"|\blow(?:er)?\b(?= (?:prices?|fares?|rates?))|\bprices? (?:\w+ ){0,2}(?:low|drop|fall)\b",
+        r"|\blow(?:er)?\b(?= (?:prices?|fares?|rates?))|\bprices? (?:\w+ ){0,2}(?:low|drop|fall|halve|go(?:es)? down|went down|come down)\b",
         r"\bexpensive\b|\bdear(?:er|est)?\b|\bpric(?:ey|ier|iest)\b|\bcostly\b|\boverpriced\b|\bcosts? (?:\w+ ){0,3}more\b"
-        r"|\bmore expensive\b|\bhigh(?:er)? prices?\b|\bprices? (?:\w+ ){0,2}(?:high|rise|double)\b",
+        r"|\bmore expensive\b|\bhigh(?:er)? prices?\b|\bprices? (?:\w+ ){0,2}(?:high|rise|double|go(?:es)? up|went up|climb)\b"
+        r"|\b(?:doubl|rais|push)(?:e|es|ed|ing)? (?:up )?(?:the |their |its )?prices?\b",  # "double their prices"
     ),
     "same price": (r"\bcosts? (?:\w+ ){0,2}the same\b|\bsame price\b|\bno cheaper\b", r"\bcheaper\b|\bdearer\b|\bcosts? (?:\w+ ){0,3}(?:more|less)\b"),
     "slope": (
@@ -73,7 +86,8 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"|\blively\b|\bnois(?:y|ier|iest)\b|\bloud(?:er|est)?\b|\bfills?\b|\bfully booked\b"
         # "full by 10am", not "a full hospital"
         r"|\bfull\b(?=\s*(?:[.,;:!?]|$|(?:by|up|to|of|at|on|in|from|during|until|till|throughout|and|or|but|so|with|before|after|for)\b))",
-        r"\bquiet(?:er|est)?\b|\bempty\b|\bdeserted\b|\bcalm\b|\bpeaceful\b|\btranquil\b|\bsleepy\b|\buncrowded\b",
+        r"\bquiet(?:er|est)?\b|\bempty\b|\bdeserted\b|\bcalm\b|\bpeaceful\b|\btranquil\b|\bsleepy\b|\buncrowded\b"
+        r"|\b(?:has|have|with) (?:plenty of )?(?:space|spaces|room to spare)\b",
     ),
     "supply": (r"\bplentiful\b|\babundant\b|\beasy to find\b|\bplenty of (?:rooms|beds|space)\b", r"\bscarce\b|\bhard to find\b|\bin short supply\b"),
     "safe": (r"\bsafe(?:ly)?\b", r"\bdangerous\b|\bunsafe\b|\bhazardous\b|\brisky\b"),
@@ -97,13 +111,14 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "distance": (
         r"\bnear(?:by|er)?\b(?! enough)|\bclose by\b"
         r"|\bclose to\b(?! (?:\d|a |an |one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred|half|the public))"
-        r"|\bwithin (?:easy )?walking distance\b|\bnext door\b|\ba short (?:walk|stroll|hop)\b",
+        r"|\bwithin (?:easy )?walking distance\b|\bnext door\b|\ba short (?:walk|stroll|hop)\b|\badjacent\b|\bnext to each other\b|\bside by side\b",
         r"\bfar\b(?<!\bas far)(?<!\bso far)(?<!\bby far)(?! (?:more|less|better|worse|too|from|[a-z]+er)\b)|\bfarther\b|\bfurther away\b"
         r"|\ba long way\b|\bdistant\b|\bremote\b",
     ),
     "charge": (
-        r"\bfree\b(?<!-free)(?<!\bfeel free)(?!-| of\b)|\bno (?:charge|fee)\b|\bcosts? nothing\b|\bwithout charge\b",
-        r"\bpaid\b|\bpay(?:s|ing)?\b(?! attention)|\bcharges?\b|\bcharged\b|\b(?:entry|admission|entrance) fee\b|\bfee\b|\bticketed\b|\bpay-and-display\b",
+        r"\bfree\b(?<!-free)(?<!\bfeel free)(?!-| of\b)|\bfree of charge\b|\bno (?:charge|fee)\b|\bcosts? nothing\b|\bwithout charge\b",
+        r"\bpaid\b|\bpay(?:s|ing)?\b(?! attention)|\bcharges?\b(?<!free of charge)"
+        r"|\bcharged\b|\b(?:entry|admission|entrance) fee\b|\bfee\b|\bticketed\b|\bpay-and-display\b",
     ),
     "indoors": (
         r"\bindoors?\b|\binside\b|\bunder cover\b|\bundercover\b|\bcovered (?:market|walkway|area|seating|terrace|arcade|hall)s?\b",
@@ -167,7 +182,7 @@ ANY_NEGATOR = re.compile(
 
 DETERMINERS = re.compile(r"\b(?:no|without)\b")
 """Negators that deny a thing ("no step-free route") rather than a statement ("is not step-free")."""
-QUALIFIER = re.compile(r"\s(?:on|in|at|within|near|to|from|for|by|during|after|before|across|along|between|of)\b")
+QUALIFIER = re.compile(r"\s(?:on|in|at|within|near|to|from|for|by|during|after|before|across|along|between|of|inside|outside|around|beyond)\b")
 """What ends a thing a determiner denies: "no lifeguard on the beach" denies the lifeguard, not the beach."""
 PREFIXES = (("non-", ""), ("non", ""), ("un", ""), ("in", "ible able ent ant ate ive ect ete"), ("im", "ible able ent ant ate ive ect ete"))
 """Prefixes that deny their word ("unnecessary" is "not necessary"), each with the endings its root must have: after
@@ -214,6 +229,13 @@ class Polarity:
         return sum(1 for start in self.denials if start <= offset < self.scope_ends.get(start, len(self.text))) % 2 == 1
 
 
+def qualifies(text: str, side: re.Match, scope_end: int | None) -> bool:
+    """Is the side word the bare preposition of the qualifier ending a determiner's denial ("no bus service | inside
+    the town")? Then the determiner denies the thing, not the preposition ("no village is within walking distance" it does)."""
+    qualifier = QUALIFIER.match(text, scope_end) if scope_end is not None else None
+    return qualifier is not None and side.span() == (qualifier.start() + 1, qualifier.end())
+
+
 def polarity(clause: str) -> Polarity:
     text = normalised(clause)
     kept = NOT_NEGATING.sub(lambda m: " " * len(m.group()), text) if ANY_NEGATOR.search(text) else text
@@ -223,6 +245,11 @@ def polarity(clause: str) -> Polarity:
         negators
         + [m.start() for m in PREFIXED.finditer(kept) if denies_itself(m.group()) and not any(a <= m.start() < b for a, b in side_spans)]
     )
+    scope_ends = {}  # a thing a determiner denies ends at its qualifier
+    for m in DETERMINERS.finditer(kept):
+        qualifier = QUALIFIER.search(kept, m.end() + 1)
+        if qualifier and WORD.search(kept[m.end() : qualifier.start()]):
+            scope_ends[m.end()] = qualifier.start()
     sides: dict[str, set[int]] = {}
     said: dict[str, str] = {}
     spans: list[tuple[int, int]] = []
@@ -233,7 +260,7 @@ def polarity(clause: str) -> Polarity:
             continue
         for pattern, side in ((yes, 1), (no, -1)):
             for match in pattern.finditer(text):
-                before = [n for n in negators if n <= match.start()]
+                before = [n for n in negators if n <= match.start() and not qualifies(text, match, scope_ends.get(n))]
                 denied = len(before) % 2 == 1
                 if before:
                     flipping.add(before[-1])
@@ -256,9 +283,4 @@ def polarity(clause: str) -> Polarity:
     content_after = {n for n in negators if any(start >= n and not is_negator(w) and not in_spans(start) and len(w) > 2 for w, start in words)}
     negative = len([n for n in negators if (n not in flipping or n in denies_more) and n in content_after]) % 2 == 1
     sides_taken = {k: frozenset(v) for k, v in sides.items()}
-    scope_ends = {}
-    for m in DETERMINERS.finditer(kept):
-        qualifier = QUALIFIER.search(kept, m.end() + 1)
-        if qualifier and WORD.search(kept[m.end() : qualifier.start()]):
-            scope_ends[m.end()] = qualifier.start()
     return Polarity(text, tuple(sorted(negators + denying)), scope_ends, sides_taken, said, spans, negative, exclusive)

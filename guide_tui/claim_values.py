@@ -17,14 +17,19 @@ from guide_tui.asked import MONTH_NAMES, WEEKDAY_NAMES
 from guide_tui.number_words import PHRASES, SCALES, TENS, UNITS, alternatives
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
-FRACTIONS = {"half": 0.5, "a third": 1 / 3, "a quarter": 0.25, "twice": 2.0, "double": 2.0, "two times": 2.0, "three times": 3.0}
+FRACTIONS = {
+    "half": 0.5, "a third": 1 / 3, "a quarter": 0.25, "twice": 2.0, "double": 2.0, "two times": 2.0, "three times": 3.0,
+    "twofold": 2.0, "two-fold": 2.0, "threefold": 3.0, "three-fold": 3.0,
+}  # fmt: skip
 
 WORD_NUMBER = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{alternatives(k for k in UNITS if k != 'zero')}))?|{alternatives(UNITS)}|a dozen|dozen)"
+SPACED_THOUSANDS = r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d|[,.]\d)"
+"""Thousands grouped by a space, as in "40 000"."""
 NUMBER = (
-    rf"(?:\d+(?:\.\d+)? thousand|\d+(?:,\d{{3}})*(?:\.\d+)?|{alternatives(PHRASES)}"
+    rf"(?:\d+(?:\.\d+)?(?: thousand|k\b)|{SPACED_THOUSANDS}|\d+(?:,\d{{3}})*(?:\.\d+)?|{alternatives(PHRASES)}"
     rf"|(?:(?:{WORD_NUMBER}|a)[- ]hundred(?: and {WORD_NUMBER})?|{WORD_NUMBER})(?:[- ]thousand)?|a thousand)"
 )
-"""A number in digits or words: 12, 12,000, 1.5, 180 thousand, fifty, thirty-five, two hundred, a hundred and eighty thousand."""
+"""A number in digits or words: 12, 12,000, 12 000, 1.5, 180 thousand, 180k, fifty, thirty-five, two hundred, a hundred and eighty thousand."""
 HOUR_WORDS = "|".join(sorted((w for w, n in UNITS.items() if 2 <= n <= 12), key=len, reverse=True))
 """Hours written as words after "by", "at", "until" ("cleared by seven"); "one" is too often "one end"."""
 SPOKEN_MINUTES = r"[- ](?:fifteen|thirty|forty-five)"
@@ -32,6 +37,8 @@ WORD_TIME = rf"(?:{HOUR_WORDS}|one)(?:{SPOKEN_MINUTES})?"
 """An hour in words, with its minutes: "ten thirty", "nine o'clock"."""
 FRACTION_OF = r"(?:half an?|(?:a|one|three) quarters? of an?|(?:a|one|two)[- ]thirds? of an?)"
 """A fraction of one unit: "half a mile", "three quarters of an hour", "two-thirds of an hour"."""
+SPOKEN_TIME = rf"(?:half past|(?:a )?quarter (?:past|to)|half) (?:{HOUR_WORDS}|one|\d{{1,2}})\b"
+"""A time said with its minutes before the hour: "half past eight", "a quarter to ten", "half eight"."""
 SOME = rf"(?:{NUMBER}|an?|one)"  # "an hour", "a day"
 
 # unit word -> (kind, factor to the kind's base unit: minutes for durations, metres for distances)
@@ -46,9 +53,11 @@ DISTANCE_TOLERANCE = 0.1  # "about 10 km" restates "six miles"
 HEDGE = 0.25  # how far "just under" / "nearly" / "just over" may be from the amount it names
 HEDGED = re.compile(
     r"(?:just|a little|a bit|slightly) (under|over|less than|more than)\s*$|(nearly|almost)\s*$"
-    r"|(about|around|roughly|approximately|some|approx\.?|circa)\s*$"
+    r"|(about|around|roughly|approximately|some|approx\.?|circa)\s*$|(?<![\w-])(?:under|less than|fewer than|up to)\s*$"
 )
+"""Words that say an amount is not exact: a little under or over it, about it, or at most it ("under half an hour")."""
 APPROXIMATE = 0.1  # how far "about an hour" may be from the amount it rounds ("55 minutes")
+RATIO_ROUNDING = 0.02  # how far a proportion may be from the one it rounds ("33%" for "a third")
 
 WEEKDAYS = [d.lower() for d in WEEKDAY_NAMES]
 MONTHS = [m.lower() for m in MONTH_NAMES]
@@ -69,8 +78,9 @@ PARTS_OF_DAY = {  # minutes after midnight, as (start, end) spans
 """Night is left out: "other nights", "two nights", "weeknights" seldom mean a time of day."""
 NAMED_TIMES = {"noon": 720, "midday": 720, "midnight": 0}
 SYMBOLIC_TIMES = {
-    "all day": "all day", "all night": "all night", "dusk": "dusk", "sunset": "dusk", "nightfall": "dusk", "dark": "dusk", "dawn": "dawn",
-    "sunrise": "dawn", "first light": "dawn",
+    "all day": "all day", "all night": "all night", "any hour of the night": "all night", "any time of the night": "all night",
+    "any time of night": "all night", "through the night": "all night", "dusk": "dusk", "sunset": "dusk", "nightfall": "dusk",
+    "dark": "dusk", "dawn": "dawn", "sunrise": "dawn", "first light": "dawn",
 }  # fmt: skip
 FREE = (
     r"(?<![\w-])free(?![\w-])(?! of (?:steps|traffic|crowds))|costs? nothing|(?:at|for) no (?:cost|charge)|no charge|free of charge"
@@ -138,6 +148,8 @@ class Value:
         if self.hedge and self.kind in ("duration", "distance", "count"):  # "just under half an hour" is 25 minutes
             low, high = {"under": (1 - HEDGE, 1.0), "over": (1.0, 1 + HEDGE), "about": (1 - APPROXIMATE, 1 + APPROXIMATE)}[self.hedge]
             return any(a * low <= b <= a * high for a in self.readings for b in other.readings)
+        if self.kind == "ratio":
+            return any(abs(a - b) <= RATIO_ROUNDING for a in self.readings for b in other.readings)
         if self.kind == "distance":
             return any(abs(a - b) <= DISTANCE_TOLERANCE * max(a, b) for a in self.readings for b in other.readings)
         if self.kind == "price" and None in self.readings + other.readings:  # an unstated charge: any price but free
@@ -159,10 +171,10 @@ def overlaps(a, b) -> bool:
 def number(text: str) -> float:
     """A number written in digits or words ("12,000", "thirty-five", "two hundred", "a dozen")."""
     text = text.lower().strip()
-    if re.fullmatch(r"[\d,]+(?:\.\d+)?", text):
-        return float(text.replace(",", ""))
-    if re.fullmatch(r"\d+(?:\.\d+)? thousand", text):
-        return float(text.split()[0]) * 1000
+    if re.fullmatch(r"[\d,]+(?:\.\d+)?", text) or re.fullmatch(SPACED_THOUSANDS, text):
+        return float(re.sub(r"[,\s]", "", text))
+    if re.fullmatch(r"\d+(?:\.\d+)?(?: thousand|k)", text):
+        return float(text.removesuffix("k").split()[0]) * 1000
     if text in PHRASES:
         return float(PHRASES[text])
     scale = 1.0
@@ -256,8 +268,10 @@ def month_set(text: str) -> tuple[frozenset[int], bool]:
 # ---------------------------------------------------------------- reading values out of a sentence
 
 
-DOUBLE_VERB = r"double(?=\s*(?:[.,;]|$| (?:the|that|this|what|its|their|in|at|during|when|over|from|to|on)\b))|doubl(?:es|ed|ing)"
+DOUBLE_VERB = r"double(?=\s*(?:[.,;]|$| (?:the|that|this|those|these|what|its|their|in|at|during|when|over|from|to|on)\b))|doubl(?:es|ed|ing)"
 """"double" as a verb or "double the": "double rooms" are no ratio."""
+PERCENT = r"\b(\d+(?:\.\d+)?)\s?(?:%|per ?cent\b)"
+"""A proportion in hundredths: "50%" is half, "33 per cent" a third (to RATIO_ROUNDING)."""
 NOT_A_DURATION = r"(?:tickets?|pass(?:es)?|returns?|trips?|trippers?|visitors?|rovers?)\b"
 """Nouns "a day" describes rather than lasts: "a day ticket", "a day trip"."""
 NOT_AFTER_HOUR = (
@@ -269,7 +283,7 @@ MERIDIEM = r"\s?(?:am|pm|a\.m\.|p\.m\.)"
 PATTERNS: list[tuple[str, re.Pattern]] = [
     # order matters: an earlier pattern's span is not read again by a later one
     ("clock", re.compile(rf"\b(?:(?:half past|(?:a )?quarter (?:past|to)) (?:{NUMBER}|\d{{1,2}})\b"
-        rf"|half (?:{HOUR_WORDS}|one|\d{{1,2}})\b{NOT_AFTER_HOUR}(?! (?:of|or|to|and|more|other|an?|the)\b))"
+        rf"|half (?:{HOUR_WORDS}|one|\d{{1,2}})\b{NOT_AFTER_HOUR}(?! (?:of|or|to|and|more|other|an?)\b))"
         rf"(?:{MERIDIEM}| (?:in the (?:morning|afternoon|evening)|at night))?")),
     ("price", re.compile(rf"£\s?\d+(?:\.\d{{2}})?|\b(?:\d+(?:\.\d{{2}})?|{NUMBER}) (?:pounds?|quid|pence)\b|\b\d+p\b|{FREE}|{CHARGED}")),
     ("year", re.compile(
@@ -293,8 +307,8 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         r"(?:[- ]|(?<=\d))(?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|fortnights?|months?|years?)\b'?"
         rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|fortnight|month|year)\b(?![- ]{NOT_A_DURATION})"
     )),
-    ("ratio", re.compile(rf"\b(?:a third|a quarter|half|twice|{DOUBLE_VERB}|two times|three times)\b"
-        r"(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year|kilomet|km|metre|meter))(?! (?:a|an|per) )")),
+    ("ratio", re.compile(rf"\b(?:a third|a quarter|half|twice|{DOUBLE_VERB}|two times|three times|(?:two|three)-?fold)\b"
+        rf"(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year|kilomet|km|metre|meter))(?! (?:a|an|per) )|{PERCENT}")),
     ("distance", re.compile(rf"\b(?:{FRACTION_OF}|{SOME})(?: and a half)?(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?"
         rf"(?:[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)|(?<=\d) ?(?:m|km|miles?))\b")),
     ("month", re.compile(rf"{MONTH_SHORT_RANGE}|\b(?:between |from )?{MONTH_NAME}(?:{LINK}|\s+and\s+){MONTH_NAME}\b|\b{MONTH_NAME}\b|\b(?:{ALL_YEAR})\b")),
@@ -306,6 +320,8 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"|\b(?:(?:from|between) (?:{WORD_TIME}|{HOUR}|noon|midday)|noon|midday)(?:{MERIDIEM})? (?:to|until|till|and) (?:{WORD_TIME}|noon|midday|midnight)"
         rf"(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}(?! (?:of|or|more|other)\b)"
         rf"|\b{WORD_TIME}{MERIDIEM}|\b(?:{HOUR_WORDS}|one|\d{{1,2}}) o'clock\b"
+        rf"|\b(?:(?:from|between) (?:{WORD_TIME}|{HOUR})(?= (?:to|until|till|and) {SPOKEN_TIME})|{HOUR}(?= (?:to|until|till) {SPOKEN_TIME}))"
+        # "from six until half past eight", "6 till half eight"
         rf"|\b(?:at|by|until|till|before|after|from)\s+{HOUR}\b{NOT_AFTER_HOUR}"
         rf"|\b(?:at|by|until|till|before|after)\s+(?:{HOUR_WORDS})(?:{SPOKEN_MINUTES})?(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}(?!\s+(?:of|or|to|more|other)\b)"
         rf"(?!\s+and\s+(?:a half|{NUMBER}))"  # "at ten and closes at four", not "at two and a half"
@@ -316,6 +332,17 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
 ]
 
 
+PER_DAY = re.compile(rf"(?:\b(?:{NUMBER}) [a-z]+s|\btimes|\btwice|\bonce)\s+$")
+""""daily" after a count of things is a rate, as "a day" is ("seven trains daily"), not every day of the week."""
+
+CLOSING_BEFORE = re.compile(r"\b(?:clos\w*|shut\w*)\s+$")
+DAY_AFTER = re.compile(rf"\s+(?:on\s+)?(?:a\s+)?{DAY_NAME}\b")
+
+
+def closes_whole_day(lowered: str, start: int, end: int) -> bool:
+    """Is "all day" between closing and a day ("closed all day Sunday" is "closed on Sundays"), so no time of day?"""
+    return bool(CLOSING_BEFORE.search(lowered[max(0, start - 20) : start]) and DAY_AFTER.match(lowered, end))
+
 SEASON_FALL = re.compile(r"(?:\b(?:in|the|this|last|next|through|until|till|by|and|or|to|from)\s+|(?:early|late|mid)[- ])$")
 """"fall" is a season only after these words ("in the fall", "late fall"); "prices fall by half" is a verb."""
 
@@ -324,7 +351,7 @@ HINTS = {
     "duration": re.compile(r"min|hour|hr|day|night|week|fortnight|month|year|half|quarter"),
     "distance": re.compile(r"mile|met|km|kilomet|yard|feet|foot|\d ?m\b"),
     "year": re.compile(r"\d|century"),
-    "ratio": re.compile(r"third|quarter|half|twice|double|times"),
+    "ratio": re.compile(r"third|quarter|half|twice|double|times|fold|%|per ?cent"),
     "month": re.compile(rf"{'|'.join(m[:3] for m in MONTHS)}|spring|summer|autumn|fall|winter|easter|year|month"),
     "day": re.compile(r"day|daily|week|night|evening|mon|tue|wed|thu|fri|sat|sun"),
     "clock": re.compile(rf"\d|noon|midday|midnight|dusk|dawn|sun|nightfall|dark|morning|afternoon|evening|night|lunch|all day|past|quarter|{HOUR_WORDS}"),
@@ -348,6 +375,10 @@ def values_in(sentence: str) -> list[Value]:
                 continue
             if kind == "month" and match.group(0) == "fall" and not SEASON_FALL.search(lowered[max(0, start - 12) : start]):
                 continue
+            if kind == "day" and match.group(0) == "daily" and PER_DAY.search(lowered[max(0, start - 40) : start]):
+                continue
+            if kind == "clock" and match.group(0) == "all day" and closes_whole_day(lowered, start, end):
+                continue
             values = read(kind, match.group(0), sentence[start:end].strip(), start)
             if values:
                 taken[start:end] = [True] * (end - start)
@@ -355,8 +386,9 @@ def values_in(sentence: str) -> list[Value]:
     return with_exceptions([with_counted(hedged(v, lowered), lowered) for v in sorted(found, key=lambda v: v.start)])
 
 
-COUNTED = re.compile(r"\s+(?:[a-z]+ly\s+)?([^\W\d_][\w'-]*)")
-"""The word a count counts: the next one, past an adverb ("four pubs", "four genuinely good places")."""
+COUNTED = re.compile(rf"\s+(?:of (?:the|its|their|these|those) (?:{NUMBER} )?)?(?:[a-z]+ly\s+)?([^\W\d_][\w'-]*)")
+"""The word a count counts: the next one, past an adverb ("four pubs", "four genuinely good places"), or the thing
+a part is taken of ("three of the four villages" counts villages)."""
 
 
 def with_counted(value: Value, lowered: str) -> Value:
@@ -375,16 +407,18 @@ def hedged(value: Value, lowered: str) -> Value:
 
 
 def with_exceptions(values: list[Value]) -> list[Value]:
-    """"daily from 10 until 4, except on Tuesdays": the excepted days taken out of the days before them."""
-    kept: list[Value] = []
+    """"daily from 10 until 4, except on Tuesdays": the excepted days taken out of the days before them, or,
+    with none before, of the days after them ("except on Tuesdays, open daily")."""
+    kept = list(values)
     for value in values:
-        excepted = value.kind == "day" and re.match(EXCEPTED, value.text.lower())
-        earlier = next((v for v in reversed(kept) if v.kind == "day" and v.is_range), None) if excepted else None
-        if excepted and earlier is not None:
-            days = earlier.readings[0] - day_names(value.text.lower())
-            kept[kept.index(earlier)] = replace(earlier, readings=(days,))
-        else:
-            kept.append(value)
+        if value.kind != "day" or not re.match(EXCEPTED, value.text.lower()):
+            continue
+        at = kept.index(value)
+        ranges = [v for v in kept if v.kind == "day" and v.is_range]
+        target = next((v for v in reversed(ranges) if kept.index(v) < at), None) or next((v for v in ranges if kept.index(v) > at), None)
+        if target is not None:
+            kept[kept.index(target)] = replace(target, readings=(target.readings[0] - day_names(value.text.lower()),))
+            kept.remove(value)
     return kept
 
 
@@ -396,6 +430,8 @@ def read(kind: str, lowered: str, written: str, start: int) -> list[Value]:
         amount = re.match(rf"£?\s?(\d+(?:\.\d+)?|{NUMBER})", lowered)
         pounds = None if amount is None else number(amount.group(1)) / (100 if re.search(r"pence|\dp$", lowered) else 1)
         return [Value(kind, written, (pounds,), start)]
+    if kind == "ratio" and (percent := re.match(PERCENT, lowered)):
+        return [Value(kind, written, (float(percent.group(1)) / 100,), start)]
     if kind == "ratio":
         return [Value(kind, written, (FRACTIONS[re.sub(r"^doubl\w*", "double", lowered)],), start)]
     if kind == "year":

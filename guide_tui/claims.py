@@ -36,7 +36,7 @@ import numpy as np
 from guide_tui.answers import REFUSAL, Citation
 from guide_tui.asked import DAY_AND_MONTH_NAMES
 from guide_tui.chunking import Chunk, sentences
-from guide_tui.claim_polarity import SIDES, UNORDERED, Polarity, is_negator, normalised, polarity
+from guide_tui.claim_polarity import PARTIAL, SIDES, UNIVERSAL, UNORDERED, Polarity, is_negator, normalised, polarity
 from guide_tui.claim_values import ALL_DAYS, EXCEPTED, Value, values_in
 from guide_tui.embedding import Embedder
 from guide_tui.retrieval import Hit, TownNames, place_guides, query_analyzer
@@ -82,6 +82,7 @@ class ClaimSettings:
     value_margin: float = 0.1  # a value must be in a sentence this close to the closest one giving that kind of value
     added_words: int = 2  # words of one clause the chunk never uses that make it an added detail
     similar_word: float = 0.45  # word-vector cosine at which a word counts as used ("last"~"final" 0.50; "boat"~"water" 0.35)
+    moved_clause: float = 0.15  # how much closer a claim clause may be to a sentence about another town than to any about its own
 
 
 DEFAULT_SETTINGS = ClaimSettings()
@@ -207,9 +208,18 @@ COMPARED_WITH = re.compile(r"\b(?:like|than|unlike|compared (?:with|to)|as in)\s
 """Words before a town a claim only compares with ("priced like Marchwood", "cheaper than Brightwater")."""
 
 
-def claim_places(towns: TownNames, text: str) -> frozenset[str]:
-    """The towns a claim is about: those it names, but not those it only compares with."""
-    return frozenset(town for start, _, town in town_spans(towns, text) if not COMPARED_WITH.search(text[max(0, start - 20) : start]))
+JOURNEY_END = re.compile(r"\b(?:from|to|into|towards?)\s+$")
+"""Words before a town a claim only travels from or to ("the drive from Brightwater", "the walk to Brightwater")."""
+
+
+def claim_places(towns: TownNames, text: str, journeys: bool = False) -> frozenset[str]:
+    """The towns a claim is about: those it names, but not those it only compares with, nor (unless `journeys`) those
+    it only travels from or to."""
+    return frozenset(
+        town
+        for start, _, town in town_spans(towns, text)
+        if not COMPARED_WITH.search(text[max(0, start - 20) : start]) and (journeys or not JOURNEY_END.search(text[max(0, start - 20) : start]))
+    )
 
 
 def masked(towns: TownNames, text: str) -> str:
@@ -239,6 +249,8 @@ def canonical_value(value: Value) -> str | None:
         return f"{first:.0f} metres"
     if value.kind in ("count", "ordinal"):
         return f"{first:g}"
+    if value.kind == "year":  # "the 14th century" and "the 1300s" written alike
+        return f"{first[0]}s" if first[1] > first[0] else str(first[0])
     return None
 
 
@@ -522,6 +534,9 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
         if problem := polarity_problem(clause, claim, [said[n] for n in fits], settings):
             judgement.problem = problem
             return judgement
+    if moved := moved_clause(claim, [said[n] for n in fits], elsewhere, settings):
+        judgement.problem = ("place", f"the guide says this of {join(moved.places)}, not {join(claim.places)}", moved)
+        return judgement
     if judgement.support < settings.support:
         moved = max(elsewhere, key=lambda s: claim.vector @ s.vector, default=None)
         if moved is not None and claim.vector @ moved.vector >= settings.support:
@@ -536,6 +551,21 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
     return judgement
 
 
+def moved_clause(claim: Said, fits: list[Said], elsewhere: list[Said], settings: ClaimSettings) -> Said | None:
+    """The sentence about another town that a clause of the claim restates, when it is much closer to the clause than
+    any sentence about the claim's own town ("Marchwood's covered market ... is the best market in the region", where
+    the guide says that of Kestrelford's). Clauses of fewer than two content words say too little to tell."""
+    if not elsewhere or not fits:
+        return None
+    for clause in claim.clauses:
+        if len(clause.free_words) < 2:
+            continue
+        moved = max(elsewhere, key=lambda s: closeness(clause, claim.vector, s))
+        if closeness(clause, claim.vector, moved) - max(closeness(clause, claim.vector, s) for s in fits) >= settings.moved_clause:
+            return moved
+    return None
+
+
 def added_words(claim: Said, leaned_on: set[Chunk], said: list[Said], embedder: Embedder, settings: ClaimSettings) -> list[str]:
     """The words of a claim clause that bring in something the chunks it leans on never say (none when
     fewer than settings.added_words): not the same word, stem or root, no opposite-pair word of a
@@ -543,7 +573,7 @@ def added_words(claim: Said, leaned_on: set[Chunk], said: list[Said], embedder: 
     known = frozenset().union(*(chunk_words(chunk) for chunk in leaned_on))
     concepts = {concept for s in said for c in s.clauses for concept in c.polarity.sides}
     for clause in claim.clauses:
-        added = [w for w in clause.free_words if stem(w) not in known and w not in known and not shares_root(w, known)]
+        added = [w for w in dict.fromkeys(clause.free_words) if stem(w) not in known and w not in known and not shares_root(w, known)]
         added = [w for w in added if not any(SIDES[c][0].search(w) or SIDES[c][1].search(w) for c in concepts)]
         if added:
             added = unlike(added, known, embedder, settings.similar_word)
@@ -700,9 +730,10 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
     close = [(c, s) for score, c, s in pairs if score >= max(top - 0.1, settings.align)]  # none when top < align
     # a clause of nothing but a side ("and is shut") is about what its sentence is about
     sided = [
-        (score if c.free_words else max(score, (float(s.vector @ clause.vector) + float(claim.vector @ s.vector)) / 2), c, s)
+        (score if c.free_words else max(score, (float(s.vector @ clause.vector) + float(claim.vector @ s.vector)) / 2), case, s)
         for score, c, s in pairs
         if c.polarity.sides
+        for case in compared_cases(c)  # a comparison of two cases read as each case
     ]
     for concept, sides in clause.polarity.sides.items():
         carriers = sorted(
@@ -716,8 +747,11 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
             match, sentence = opposed
             return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\"", sentence)
     if conflict := side_under_condition(clause, sided, settings):
-        concept, match, sentence = conflict
-        return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\" of the same case", sentence)
+        mine, match, sentence = conflict
+        return ("polarity", f"says \"{mine}\" where the guide says \"{match}\" of the same case", sentence)
+    if widened := widened_claim(clause, pairs, settings):
+        word, match, sentence = widened
+        return ("polarity", f'says "{word}" where the guide says "{match}"', sentence)
     if beyond := beyond_exclusive(clause, close):
         extra, match, sentence = beyond
         return ("polarity", f'says "{extra}" too where the guide says only "{match.text}"', sentence)
@@ -728,25 +762,52 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
     return None
 
 
-def side_under_condition(clause: Clause, sided: list[tuple[float, Clause, Said]], settings: ClaimSettings) -> tuple[str, Clause, Said] | None:
+def side_under_condition(clause: Clause, sided: list[tuple[float, Clause, Said]], settings: ClaimSettings) -> tuple[str, str, Said] | None:
     """A side turned round under the same condition: "best at high tide" where the guide says "at high tide the
-    beach is unremarkable, but at low tide excellent" (each side of "good" is in the guide, under opposite tides)."""
-    for concept, sides in clause.polarity.sides.items():
-        for condition, mine in clause.polarity.sides.items():
-            if condition == concept or len(mine) > 1:
-                continue
-            same_case = sorted(
-                (
-                    (score, c, s)
-                    for score, c, s in sided
-                    if score >= settings.related and concept in c.polarity.sides and condition in c.polarity.sides
-                    and taken(c, condition, clause) == mine
-                ),
-                key=lambda p: -p[0],
-            )
-            if opposed := closest_all_opposed(same_case, concept, sides, clause):
-                return concept, *opposed
+    beach is unremarkable, but at low tide excellent" (each side of "good" is in the guide, under opposite tides).
+    A comparison in the claim is read as its two cases (compared_cases), as the guide's are. Returns what the claim
+    and the guide say of that side, and the guide sentence."""
+    for case in compared_cases(clause):
+        for concept, sides in case.polarity.sides.items():
+            for condition, mine in case.polarity.sides.items():
+                if condition == concept or len(mine) > 1:
+                    continue
+                same_case = sorted(
+                    (
+                        (score, c, s)
+                        for score, c, s in sided
+                        if score >= settings.related and concept in c.polarity.sides and condition in c.polarity.sides
+                        and taken(c, condition, case) == mine
+                    ),
+                    key=lambda p: -p[0],
+                )
+                if opposed := closest_all_opposed(same_case, concept, sides, case):
+                    match, sentence = opposed
+                    return case.polarity.said[concept], match.polarity.said[concept], sentence
     return None
+
+
+COMPARATIVE = re.compile(r"(?:er|\bmore|\bless|\bfewer|\bworse)$")
+"""The side word of a comparison ("cheaper", "busier", "costs more", "worse")."""
+COMPARED_CASE = re.compile(r"\s*(?:when|if|on|in|at|during|outside|by|from|[a-z]+ing)\b")
+"""What follows "than" in a comparison of two cases ("than when bought on the day", "than buying on the day"), not of a
+thing or an expectation ("than the hotels", "than a map suggests")."""
+
+
+def compared_cases(clause: Clause) -> list[Clause]:
+    """A comparison read as its two cases: "cheaper when booked the day before than when bought on the day" says
+    "on the day" is dearer. What follows "than" takes the other side of each comparative before it (the same side of an
+    UNORDERED pair: both cases differ in price), with its own sides."""
+    before, than, after = clause.polarity.text.partition(" than ")
+    if not than or not COMPARED_CASE.match(after):
+        return [clause]
+    first, second = polarity(before), polarity(after)
+    compared = {k: v for k, v in first.sides.items() if k != "order" and k not in second.sides and COMPARATIVE.search(first.said[k])}
+    if not compared or not second.sides:
+        return [clause]
+    other_side = {**second.sides, **{k: v if k in UNORDERED else frozenset(-side for side in v) for k, v in compared.items()}}
+    said = {**second.said, **{k: f"{first.said[k]} ... than {after.strip()}" for k in compared}}
+    return [replace(clause, text=before, polarity=first), replace(clause, text=after, polarity=replace(second, sides=other_side, said=said))]
 
 
 CLOSEST = 0.05
@@ -760,6 +821,19 @@ def closest_all_opposed(ranked: list[tuple[float, Clause, Said]], concept: str, 
     if near and all(not sides & taken(c, concept, clause) for c, _ in near):
         return near[0]
     return None
+
+
+def widened_claim(clause: Clause, pairs: list[tuple[float, Clause, Said]], settings: ClaimSettings) -> tuple[str, str, Said] | None:
+    """A claim made of everything that the closest guide clause says of some ("every place takes cards" where the
+    guide says "most places take cards"; "never" where it says "rarely"), unless that sentence says "every" too."""
+    claimed = UNIVERSAL.search(clause.polarity.text)
+    if claimed is None or PARTIAL.search(clause.polarity.text):
+        return None
+    score, closest, sentence = max(pairs, key=lambda p: p[0])
+    said = PARTIAL.search(normalised(closest.text))
+    if score < settings.align or said is None or UNIVERSAL.search(normalised(sentence.text)):  # "everything ..., and much of it"
+        return None
+    return claimed.group(), said.group(), sentence
 
 
 INCLUSIVE = re.compile(r"\b([a-z]+) (?:as well as|along with|together with|in addition to|plus) ([a-z]+)\b")
@@ -942,6 +1016,8 @@ def check_claims(
             continue
         if not said.places and len(cited) == 1 and cited[0] in guides.town_of_file:  # "The pubs serve food..." [guide_kestrelford.md]
             said.places = frozenset({guides.town_of_file[cited[0]]})
+        elif not said.places:  # "Buses run to Kestrelford hourly" [guide_regional_transport.md]: about Kestrelford's buses
+            said.places = claim_places(guides.towns, plain, journeys=True)
         pools = [holder[f] for f in cited or dict.fromkeys(chunk.file for chunk in shown)]
         judgements = [judge(said, plain, pool, guides, embedder, settings) for pool in pools]
         passing = [v for v in judgements if v.problem is None]

@@ -72,6 +72,15 @@ def only(text: str):
         ("shuts at 08:30", "shuts at 8:30am"),
         ("a city of 95 thousand", "a city of 95,000"),
         ("two-thirds of an hour", "40 minutes"),
+        ("about 40 000 people", "about 40,000 people"),  # thousands grouped by a space
+        ("costs about 50% of the seafront price", "costs roughly half the seafront price"),  # a percentage is a proportion
+        ("costs 33 per cent less", "costs roughly a third less"),  # rounded to the nearest percent
+        ("twice as much", "about double those on the next street"),  # "double" before a demonstrative
+        ("until half ten the rest of the week", "until 10:30pm"),  # "half ten" followed by "the"
+        ("a town of 12k people", "a population of 12,000"),  # thousands as "k"
+        ("a walk of under half an hour", "a 25-minute walk"),  # at most, a little under
+        ("except on Tuesdays, open daily", "open every day except Tuesdays"),  # an exception before the days it takes from
+        ("prices go up twofold", "hotels double their prices"),
     ],
 )
 def test_a_value_restated_another_way_matches(claim, source):
@@ -85,6 +94,7 @@ def test_a_value_restated_another_way_matches(claim, source):
         ("at 6 in the evening", "at 6am"),
         ("until 12pm", "until midnight"),
         ("close at 5pm", "open until dusk"),
+        ("serve at any hour of the night", "serve until midnight"),  # a time with no end is no closing time
         ("free", "for £2"),
         ("for £5", "for £2"),
         ("22 minutes", "22 miles"),
@@ -113,6 +123,9 @@ def test_a_value_restated_another_way_matches(claim, source):
         ("every day but Wednesday", "every day"),
         ("about an hour", "45 minutes"),
         ("shuts at 08:30", "shuts at 8:30pm"),  # a leading zero is the 24-hour clock's morning
+        ("costs 50% less", "costs roughly a third less"),
+        ("less than 40 minutes", "50 minutes"),
+        ("about 60 000 people", "about 40,000 people"),
     ],
 )
 def test_a_changed_value_does_not_match(claim, source):
@@ -125,6 +138,9 @@ def test_values_keep_their_kind_and_every_number_is_read_once():
     assert [v.text for v in values_in("Food from 12 to 2 and again from 6 to 8:30.")] == ["12", "2", "6", "8:30"]
     assert [v.text for v in values_in("Food from noon to three and again from five to nine.")] == ["noon", "three", "five", "nine"]
     assert [v.kind for v in values_in("From five to nine walkers use it.")] == ["count", "count"]  # counts, not hours
+    # a range in words ending in a spoken time: both ends are hours
+    assert [(v.kind, v.text) for v in values_in("Dinner from six until half past eight.")] == [("clock", "six"), ("clock", "half past eight")]
+    assert [(v.kind, v.text) for v in values_in("Dinner 6 till half eight.")] == [("clock", "6"), ("clock", "half eight")]
     assert values_in("Trains run on Fridays and Saturdays.")[0].readings == (frozenset({4, 5}),)
     # an hour in words before "and" and a verb is a time; before "and" and a number it is not
     assert [(v.kind, v.text) for v in values_in("It opens at nine and shuts at five.")] == [("clock", "nine"), ("clock", "five")]
@@ -143,8 +159,19 @@ def test_words_that_look_like_days_or_numbers_are_not_values():
     assert [v.text for v in values_in("Fares double in August, and the ferry runs once a day.")] == ["double", "August", "once"]
 
 
+def test_daily_after_a_count_is_a_rate_not_every_day():
+    assert [(v.kind, v.text) for v in values_in("There are seven trains daily, and the bus runs four times daily.")] == [("count", "seven"), ("count", "four")]
+    assert [(v.kind, v.text) for v in values_in("The tearoom is open 10 to 4 daily.")][-1] == ("day", "daily")
+
+
+def test_all_day_between_closing_and_a_day_is_the_whole_day_not_a_time():
+    assert [(v.kind, v.text) for v in values_in("Many kitchens close all day Sunday.")] == [("day", "Sunday")]
+    assert [(v.kind, v.text) for v in values_in("Food is served all day on Saturdays.")] == [("clock", "all day"), ("day", "Saturdays")]
+
+
 def test_a_count_keeps_what_it_counts():
     assert [(v.text, v.counted) for v in values_in("A bakery, two cafés and four genuinely good pubs.")] == [("two", "cafés"), ("four", "good")]
+    assert [(v.text, v.counted) for v in values_in("It passes three of the four farms.")] == [("three", "farms"), ("four", "farms")]  # a part of a whole
 
 
 @pytest.mark.parametrize(
@@ -158,6 +185,7 @@ def test_a_count_keeps_what_it_counts():
         ("Nowhere in the town is more than ten minutes' walk away", False),
         ("The lighthouse isn't open to the public", False),  # the negator turned "open" round instead
         ("No, the line closed in 1963", False),  # an answering "No,"
+        ("Not every place takes cards", False),  # some do: a quantifier, not a denial
         ("Prices match Marchwood rather than village levels", True),
         ("A reservation is unnecessary outside the summer", True),  # a prefix denies its word
         ("The upper floor is inaccessible to wheelchairs", True),
@@ -168,6 +196,8 @@ def test_a_count_keeps_what_it_counts():
         ("There is no step-free way up to the gallery", True),  # denies the way, not only its side
         ("The gallery is not step-free", False),
         ("The island has no full hospital", True),  # "full" before a noun is "complete", no side of busy
+        ("The village has no bus service inside its streets", True),  # "no" denies the service, not the preposition "inside"
+        ("No village is within walking distance of another", False),  # a side after the verb: turned round instead
     ],
 )
 def test_denials_are_read_from_the_negators(clause, negative):
@@ -195,7 +225,10 @@ def test_denials_are_read_from_the_negators(clause, negative):
         ("the car park is free", "charge", {1}),
         ("parking is pay-and-display", "charge", {-1}),
         ("there is no charge to go in", "charge", {1}),
+        ("the pier is open and free of charge", "charge", {1}),
         ("the pub is near the station", "distance", {1}),
+        ("the two districts are adjacent", "distance", {1}),
+        ("the districts are spread apart rather than side by side", "distance", {-1}),
         ("it is a long way from town", "distance", {-1}),
         ("two miles of soft sand", "ground", {-1}),
         ("winters are mild", "temperature", {1}),
@@ -203,6 +236,10 @@ def test_denials_are_read_from_the_negators(clause, negative):
         ("you can turn up on the day", "booking", {-1}),
         ("the machinery is switched off", "running", {-1}),
         ("prices rise in August", "amount", {1}),
+        ("conference weeks double their prices", "price", {-1}),  # the verb before "prices"
+        ("prices go up in summer", "price", {-1}),  # a phrasal verb of price
+        ("outside the season prices come down", "price", {1}),
+        ("the car park nearly always has space", "busy", {-1}),
         ("heading southwards along the cliffs", "direction", {-1}),
         ("the covered market", "indoors", {1}),
         ("an open-air market", "indoors", {-1}),

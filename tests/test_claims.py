@@ -8,7 +8,8 @@ import pytest
 
 from guide_tui.answers import REFUSAL
 from guide_tui.chunking import sentences
-from guide_tui.claims import answer_sentences, check_claims, cited_files, is_refusal
+from guide_tui.claim_values import values_in
+from guide_tui.claims import answer_sentences, canonical, check_claims, cited_files, is_refusal
 
 PUBS = "When do the pubs in Kestrelford serve food?"
 BUS = "How do I get to Kestrelford by bus?"
@@ -77,6 +78,19 @@ def test_invented_claim_is_unsupported(hits_for, bundled_index, question, claim)
     check = check_claims(claim, hits_for(question), bundled_index.embedder)
     assert check.unsupported == [claim]
     assert check.citations == []
+
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("The cathedral is a small 14th century building.", "The cathedral is a small 1300s building."),  # a century and its hundreds
+        ("A city of 180,000 people.", "A city of a hundred and eighty thousand people."),
+        ("Entry costs nothing.", "Entry free."),
+    ],
+)
+def test_a_sentence_is_compared_with_its_values_written_one_way(one, other):
+    assert canonical(one, values_in(one)) == canonical(other, values_in(other))
 
 
 def test_only_the_invented_sentence_is_flagged(hits_for, bundled_index):
@@ -200,6 +214,8 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "polarity", ['"costs about a third more"', '"costs about a third less"'], None),
         ("Is parking difficult in Halden Bay?", "From the overflow car park it's a 12-minute walk downhill into Halden Bay [guide_halden_bay.md].",
          "polarity", ['"downhill"', '"uphill"'], "From the overflow lot it is a 12-minute uphill walk into town."),
+        ("Is there a bus inside Kestrelford?", "Kestrelford has a local bus service around the town [guide_kestrelford.md].",
+         "polarity", ["says what the guide denies"], "Kestrelford has no local bus service inside the town."),
         ("Does the Givens Mill watermill still work?", "The watermill at Givens Mill stopped producing flour decades ago [guide_givens_mill.md].",
          "polarity", ["denies what the guide says", "still produces flour"], None),
         ("Is the coastal path at Halden Bay open in high wind?",
@@ -218,11 +234,29 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "polarity", ['"idle"', '"running"'], None),
         ("Is there anything to see near Marchwood station?", "Plenty worth seeing lies close to Marchwood station [guide_marchwood.md].",
          "polarity", ['"close to"', '"not near"'], None),
+        ("How do I get around Marchwood?", "Marchwood's interesting districts are all next to each other [guide_marchwood.md].",
+         "polarity", ['"next to each other"', '"not adjacent"'], None),
         # a side turned round under the same condition (both sides are in the guide, under opposite tides)
         ("When is the Pellew Sands beach best?", "The beach at Pellew Sands is at its best at high tide [guide_pellew_sands.md].",
          "polarity", ['"best"', '"unremarkable" of the same case'], None),
         ("Where should I stay in Pellew Sands?", "The Marine Terrace guesthouses are noisier than the hotels on the seafront [guide_pellew_sands.md].",
          "polarity", ['"noisier"', '"quieter"'], None),
+        # a price or a car park turned round in phrasal words ("go up" where the guide says "drop")
+        ("Where should I stay in Halden Bay?", "Outside July and August, Halden Bay prices go up [guide_halden_bay.md].",
+         "polarity", ['"prices go up"', '"prices drop"'], None),
+        ("Where can I park in Pellew Sands?", "The car park behind Pellew Sands station is usually full [guide_pellew_sands.md].",
+         "polarity", ['"full"', '"has space"'], None),
+        # a claim of everything where the guide says most, or many
+        ("Do I need cash?", "Every place in Halden Bay takes cards, so cash is never needed [guide_halden_bay.md].",
+         "polarity", ['"every"', '"most"'], "Most places now take cards, but carrying some cash still helps at the market and in the smaller shops."),
+        ("Where can I eat in Brightwater?", "Every Brightwater kitchen is closed on Sundays [guide_brightwater.md].",
+         "polarity", ['"every"', '"many"'], "On Sundays many Brightwater kitchens close entirely."),
+        # a comparison of two cases: what follows "than" takes the other side ("on the day" is the dearer case)
+        ("Are train tickets cheaper if I book in advance?", "The cheapest train fares are the ones bought on the day [guide_regional_transport.md].",
+         "polarity", ['"cheapest"', '"cheaper ... than when bought on the day" of the same case'],
+         "Train tickets are cheaper when booked the day before than when bought on the day."),
+        ("Are train tickets cheaper if I book in advance?",
+         "Buying a train ticket on the day costs less than booking it the day before [guide_regional_transport.md].", "polarity", ['"costs less"'], None),
         # the same months on both sides: compared though worded far apart
         ("Is Halden Bay busy in summer?", "Halden Bay is pleasantly uncrowded in July and August, so parking is easy [guide_halden_bay.md].",
          "polarity", ['"uncrowded" where the guide says'], None),
@@ -252,6 +286,12 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "place", ["Halden Bay"], "On Halden Bay's harbour front, prices are about twice those of Fell Street, one level higher."),
         ("When does the Elder Ness pub serve food?", "Elder Ness's pub serves food from 12 to 2 and again from 6 to 8:30 [guide_eating.md].",
          "place", ["Kestrelford"], None),
+        # one clause of a true sentence moved from another town ("finest market" is said of Kestrelford's)
+        ("Which market in the region is the best?",
+         "Marchwood's covered market opens six days a week and is the finest market in the region [guide_eating.md].",
+         "place", ["of Kestrelford, not Marchwood"],
+         "Kestrelford's Saturday market has been running since the 1400s and is the best market in the region,"
+         " although the Saturday market shrinks a great deal from November to February."),
         # a wrong number, and two numbers swapped between their qualifiers
         ("Can I get to Kestrelford by train?", "Kestrelford lost its railway station in 1968 [guide_kestrelford.md].",
          "value", ['"1968"', '"1963"'], None),
@@ -269,6 +309,12 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "value", ['"5"', '"10 / 4"'], None),
         # a 24-hour time with a leading zero is a morning time
         ("Where can I eat in Corry Vale?", "The Corry Vale farm shop closes at 04:00 [guide_corry_vale.md].", "value", ['"04:00"', '"4pm"'], None),
+        # a time with no end ("at any time of the night") where the guide gives closing times
+        ("Where and how late can I eat in Marchwood?", "Marchwood's kitchens will feed you at any time of the night [guide_marchwood.md].",
+         "value", ['"any time of the night"', '"midnight / 10:30pm"'], None),
+        # a percentage read as the proportion it is
+        ("Is food cheaper away from the riverside in Brightwater?",
+         "On Corry Lane the same food costs about 50% less than by the river [guide_brightwater.md].", "value", ['"50%"', '"a third"'], None),
     ],
 )  # fmt: skip
 def test_each_failure_kind_is_flagged_with_its_reason_and_source(hits_for, bundled_index, question, claim, kind, said, source):
@@ -364,6 +410,50 @@ PARAPHRASES = [
      "The mill tour at Givens Mill can't be done in a wheelchair, as there's no step-free route to the machinery floor [guide_accessibility.md]."),
     ("How far is the Brightwater river walk?",
      "The river walk heads upstream for about four miles, roughly six and a half kilometres, to a weir [guide_brightwater.md]."),
+    # numbers in other formats: a rate with "daily", thousands grouped by a space, percentages, "double those", "half ten the"
+    ("How do I get to Pellew Sands by train?", "From the hub to Pellew Sands is a 70-minute train ride, with 7 trains daily [guide_pellew_sands.md]."),
+    ("How many people live in Brightwater?", "Brightwater's population is about 40 000, roughly twice that during term [guide_brightwater.md]."),
+    ("Where should I eat in Pellew Sands?", "Marine Terrace has four or five good places costing about 50% of seafront prices [guide_pellew_sands.md]."),
+    ("Is food cheaper away from the riverside in Brightwater?", "On Corry Lane the same food costs about 33% less than by the river [guide_brightwater.md]."),
+    ("How do harbour front prices in Halden Bay compare with Fell Street?",
+     "Harbour-front food in Halden Bay costs about twice as much as on Fell Street [guide_halden_bay.md]."),
+    ("How late can I eat in Marchwood?",
+     "Marchwood kitchens serve until midnight on Fri and Sat, and until half ten the rest of the week [guide_marchwood.md]."),
+    ("Is the pier at Pellew Sands open?", "What survives of the Pellew Sands pier, built in the 1890s, is open and free of charge [guide_pellew_sands.md]."),
+    ("How do I get around Marchwood?", "The interesting districts of Marchwood are spread out rather than side by side [guide_marchwood.md]."),
+    ("Where should I stay in Marchwood?",  # the guide's "double their prices" is dear, like "prices double"
+     "Conference weeks in March and October fill Marchwood's hotels and prices double [guide_marchwood.md]."),
+    ("Where should I stay in Marchwood?", "Conference weeks in March and October fill Marchwood's hotels and push prices up twofold [guide_marchwood.md]."),
+    ("When do kitchens close in Brightwater?",  # "close all day Sunday" for "close entirely on Sundays"
+     "Most Brightwater kitchens stop serving at nine in the evening, and many close all day Sunday [guide_brightwater.md]."),
+    ("Is there a bus inside Kestrelford?", "There is no local bus within Kestrelford itself [guide_kestrelford.md]."),
+    ("When is the Givens Mill tearoom open?", "Except on Tuesdays, the mill tearoom is open daily between 10 and 4 [guide_givens_mill.md]."),
+    ("When do the pubs in Kestrelford serve food?", "Kestrelford pubs serve food 12 till 2 and 6 till half eight [guide_kestrelford.md]."),
+    ("How long is the walk to the Elder Ness lighthouse?",
+     "Reaching the Elder Ness lighthouse means a walk of under half an hour over shingle [guide_elder_ness.md]."),
+    # a town named only as where a journey starts or ends: the claim is about the cited guide's town
+    ("How do I get to Pellew Sands?",
+     "The branch line takes 70 minutes from the hub with seven trains a day, the station is on the seafront,"
+     " and the drive from Brightwater is 50 minutes [guide_pellew_sands.md]."),
+    ("What is there to do in Givens Mill?",
+     "Mill tours leave hourly from 11 to 3 with the machinery running, and the river walk to Brightwater takes about three hours [guide_givens_mill.md]."),
+    # a count of a part ("three of the four villages"), a word said twice ("from end to end") added once
+    ("How long is the Corry Vale circuit?", "The Corry Vale circuit is a nine-mile walk through three villages [guide_corry_vale.md]."),
+    ("How long is the Pellew Sands seafront?", "Pellew Sands has a two-mile seafront that is flat from end to end [guide_pellew_sands.md]."),
+    # "every" or "always" where the guide says so too, or beside the guide's own "most"
+    ("When do kitchens close in Halden Bay?", "Everything in Halden Bay closes by 9pm [guide_halden_bay.md]."),
+    ("Do I need cash?", "Most places take cards, but it's always worth carrying some cash for the market and small shops [guide_halden_bay.md]."),
+    ("Do I need cash?", "Cards are taken almost everywhere now, but some cash still helps at the market and in the smaller shops [guide_halden_bay.md]."),
+    ("Do concert tickets sell out in Thornby Wells?", "Concert tickets in Thornby Wells almost never sell out [guide_thornby_wells.md]."),
+    ("Do I need cash?", "Not every place takes cards, so carry some cash for the market and small shops [guide_halden_bay.md]."),
+    # a comparison of two cases, turned round with its cases
+    ("Are train tickets cheaper if I book in advance?",
+     "Buying a train ticket on the day costs more than booking it the day before [guide_regional_transport.md]."),
+    ("Are train tickets cheaper if I book in advance?",
+     "Train tickets cost more when bought on the day than when booked the day before [guide_regional_transport.md]."),
+    ("How many people live in Kestrelford?", "Kestrelford, a hilltop town of 12k people, lies an hour inland from Brightwater [guide_kestrelford.md]."),
+    ("When do the pubs in Kestrelford serve food?",
+     "Kestrelford's pubs serve lunch from midday until two and dinner from six until half past eight [guide_kestrelford.md]."),
 ]
 
 
@@ -392,6 +482,11 @@ def test_every_guide_holding_a_shown_shared_text_is_a_valid_citation(hits_for, b
     # without the index's chunks only the shown copy is known: another guide's copy is not
     claim = f"Phone signal is strong in the middle of town [{holders[0].file}]."
     assert check_claims(claim, hits_for(SHARED), bundled_index.embedder).invented_citations == [holders[0].file]
+
+
+def test_open_at_limited_times_is_the_shared_texts_limited_hours(hits_for, bundled_index):
+    claim = "A nearby minor injuries unit is open at limited times, and the full hospital is in Brightwater [guide_halden_bay.md]."
+    assert check_claims(claim, hits_for(SHARED), bundled_index.embedder, chunks=bundled_index.chunks).flags == []
 
 
 def test_a_flipped_fact_in_a_shared_text_is_still_flagged(hits_for, bundled_index):
