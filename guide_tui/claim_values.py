@@ -414,8 +414,9 @@ def with_exceptions(values: list[Value]) -> list[Value]:
         if value.kind != "day" or not re.match(EXCEPTED, value.text.lower()):
             continue
         at = kept.index(value)
-        ranges = [v for v in kept if v.kind == "day" and v.is_range]
-        target = next((v for v in reversed(ranges) if kept.index(v) < at), None) or next((v for v in ranges if kept.index(v) > at), None)
+        before = [v for v in kept[:at] if v.kind == "day" and v.is_range]
+        after = [v for v in kept[at + 1 :] if v.kind == "day" and v.is_range]
+        target = before[-1] if before else after[0] if after else None
         if target is not None:
             kept[kept.index(target)] = replace(target, readings=(target.readings[0] - day_names(value.text.lower()),))
             kept.remove(value)

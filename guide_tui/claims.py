@@ -215,11 +215,12 @@ JOURNEY_END = re.compile(r"\b(?:from|to|into|towards?)\s+$")
 def claim_places(towns: TownNames, text: str, journeys: bool = False) -> frozenset[str]:
     """The towns a claim is about: those it names, but not those it only compares with, nor (unless `journeys`) those
     it only travels from or to."""
-    return frozenset(
-        town
-        for start, _, town in town_spans(towns, text)
-        if not COMPARED_WITH.search(text[max(0, start - 20) : start]) and (journeys or not JOURNEY_END.search(text[max(0, start - 20) : start]))
-    )
+    about = set()
+    for start, _, town in town_spans(towns, text):
+        before = text[max(0, start - 20) : start]
+        if not COMPARED_WITH.search(before) and (journeys or not JOURNEY_END.search(before)):
+            about.add(town)
+    return frozenset(about)
 
 
 def masked(towns: TownNames, text: str) -> str:
@@ -560,8 +561,8 @@ def moved_clause(claim: Said, fits: list[Said], elsewhere: list[Said], settings:
     for clause in claim.clauses:
         if len(clause.free_words) < 2:
             continue
-        moved = max(elsewhere, key=lambda s: closeness(clause, claim.vector, s))
-        if closeness(clause, claim.vector, moved) - max(closeness(clause, claim.vector, s) for s in fits) >= settings.moved_clause:
+        there, moved = max(((closeness(clause, claim.vector, s), s) for s in elsewhere), key=lambda p: p[0])
+        if there - max(closeness(clause, claim.vector, s) for s in fits) >= settings.moved_clause:
             return moved
     return None
 

@@ -338,8 +338,9 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     named = named_things(without_towns)
     # whether a thing exists is asked by a yes/no question ("is there a cinema?") or "where can I hire";
     # "what options are there" asks for a list, "until what time can I get dinner" for a time
-    exists = bool(EXISTENCE.search(question)) and bool(YES_NO.match(last_sentence) or WHERE_QUESTION.match(last_sentence))
-    return Subject(words, weights, kinds, towns, bool(YES_NO.match(last_sentence)), exists, named, vectors[0], vectors[1:], follows)
+    yes_no = bool(YES_NO.match(last_sentence))
+    exists = bool(EXISTENCE.search(question)) and (yes_no or bool(WHERE_QUESTION.match(last_sentence)))
+    return Subject(words, weights, kinds, towns, yes_no, exists, named, vectors[0], vectors[1:], follows)
 
 
 ARTICLES = frozenset("a an the any some my your its their this that these those one another".split())
