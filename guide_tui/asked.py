@@ -116,7 +116,8 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
         ),
         ("name",),
     ),
-    (_pattern(r"\bhow (?:many|much)\b"), ("number",)),
+    (_pattern(r"\bhow many\b"), ("number",)),
+    (_pattern(r"\bhow much\b"), ("amount", "number")),  # "how much to climb the tower": a price, or how much of something
     (
         _pattern(
             r"\bwhere\b|\b(?:which|what)(?: \w+)? (?:towns?|places?|parts?|districts?|areas?|streets?|villages?|walks?|roads?)\b"

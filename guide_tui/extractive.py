@@ -385,17 +385,19 @@ def place_match(subject: Subject, sentence: Sentence) -> float:
 
 
 STREET = re.compile(r"\b[A-Z][a-z]+ (?:Lane|Street|Road|Terrace|Square|Row|Quay|Way|Avenue|Parade|Place)\b")
+NOT_COUNTS = ("amount", "clock", "year")  # kinds of value whose numbers count nothing: "£2", "11am", "13th-century"
 STREET_WORDS = frozenset("street streets road roads lane lanes terrace square avenue address".split())
 
 
-def names_places(text: str, subject: Subject, facts: Analysed) -> bool:
-    """A place name the question did not give: a town, or a capitalised word after the first
-    (not a month or day), e.g. "Verrill Street", "Marchwood is where..."."""
+def names_places(text: str, subject: Subject, facts: Analysed, towns_count: bool = True) -> bool:
+    """A place name the question did not give: a town (unless not `towns_count`), or a capitalised word
+    after the first (not a month or day), e.g. "Verrill Street", "Marchwood is where..."."""
     plain = text.replace("*", "")
     names = CAPITALISED.findall(plain)
     first = plain.split(" ", 1)[0].strip("\"'(")
     return any(
         (name != first or name in facts.town_words) and name not in NOT_PLACES and not any(name in t for t in subject.towns)
+        and (towns_count or name not in facts.town_words)
         for name in names
     )
 
@@ -405,7 +407,12 @@ def gives(kind: str, sentence: Sentence, subject: Subject, facts: Analysed) -> b
     the answer's lead names ("Halden Bay's guide says: ...stepped lanes... hard work with a pushchair")."""
     if kind == "name":  # a street named near the thing is not its name ("the hotels ... on Corry Lane"), unless asked
         text = sentence.text if STREET_WORDS.intersection(subject.words) else STREET.sub("", sentence.text)
-        return names_places(text, subject, facts)
+        return names_places(text, subject, facts, towns_count=not subject.towns)  # a thing in a town is not called after another
+    if kind == "number":  # how many: a number left once prices, times and years are set aside
+        rest = sentence.text
+        for other in NOT_COUNTS:
+            rest = FOUND[other].sub(" ", rest)
+        return sentence.holds(kind) and FOUND[kind].search(rest) is not None
     if kind != "place":
         return sentence.holds(kind)
     by_guide = sentence.guide_town not in (None, *subject.towns) and not sentence.shared

@@ -9,7 +9,7 @@ from guide_tui.answering import answer_question
 from guide_tui.answers import REFUSAL
 from guide_tui.asked import asked_kinds
 from guide_tui.chunking import sentences
-from guide_tui.extractive import find_evidence
+from guide_tui.extractive import analysed, find_evidence, gives, subject_of
 from guide_tui.questions import load_questions
 
 QUESTIONS = load_questions()
@@ -117,6 +117,7 @@ def test_false_premise_is_refused_not_answered_with_another_towns_fact(retriever
         "Which tram line do I take to Northgate in Marchwood?",  # the trams are there, no line is named
         "What are the names of the two riverside hotels in Brightwater?",  # "on Corry Lane" names a street, not a hotel
         "Are there lifeguards on the beach at Pellew Sands?",
+        "What is the largest village in Corry Vale called?",  # "From Brightwater, the drive..." names a town, not the village
     ],
 )
 def test_near_misses_are_refused_by_the_answerability_check(retriever, question) -> None:
@@ -194,10 +195,23 @@ def test_unknown_generator_is_a_programming_error(retriever) -> None:
         ("what number bus goes out to the beach", [("identifier",)]),
         ("Which tram line runs past the cathedral?", [("identifier",)]),
         ("Which company runs the taxi in the valley?", [("name",)]),  # the operator's name, not a description
+        ("How many people live in Kestrelford?", [("number",)]),
+        ("how much to climb the church tower?", [("amount", "number")]),  # a price, or how much of something
     ],
 )
 def test_what_the_question_asks_for(question, kinds) -> None:
     assert asked_kinds(question) == kinds
+
+
+def test_how_many_is_given_by_a_count_not_by_a_price_a_time_or_a_year(retriever) -> None:
+    facts = analysed(retriever)
+    subject = subject_of("How many people live in Kestrelford?", facts)
+    by_text = {sentence.text: sentence for sentence in facts.sentences}
+    tower = by_text["Visitors can climb the 13th-century tower of the parish church for £2."]
+    population = next(s for text, s in by_text.items() if "population of 12,000" in text)
+    assert tower.holds("number")  # a digit is there: the price and the century
+    assert not gives("number", tower, subject, facts)
+    assert gives("number", population, subject, facts)
 
 
 def test_a_question_about_how_to_pay_is_answered_by_the_means_the_guide_names(retriever) -> None:
