@@ -196,6 +196,7 @@ def test_unknown_generator_is_a_programming_error(retriever) -> None:
         ("Which tram line runs past the cathedral?", [("identifier",)]),
         ("Which company runs the taxi in the valley?", [("name",)]),  # the operator's name, not a description
         ("How many people live in Kestrelford?", [("number",)]),
+        ("How early do I need to book Sunday lunch?", [("clock", "duration")]),  # a time of day, or "a week ahead"
         ("how much to climb the church tower?", [("amount", "number")]),  # a price, or how much of something
     ],
 )
