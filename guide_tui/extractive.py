@@ -521,8 +521,8 @@ COMPLETION_REACH = 2  # how many sentences away a missing kind of answer is look
 FILL_TO = 3  # an answer that is not a list quotes up to this many sentences the teacher finds close to the question,
 FILL_FROM_TOP = 3  # from this many top chunks (three sentences from the top three chunks: the route issue #10 measured)
 FILL_MARGIN = 0.15  # within this teacher cosine of the best: 0.1 gained less, wider gained nothing but length (own + odd dev, results/)
-MAX_LIST_QUOTES = 7  # a list question quotes up to this many sentences
-LIST_QUOTES_FROM_TOP = 5  # of them, at most this many from its top chunk
+MAX_LIST_QUOTES = 10  # a list question quotes up to this many sentences
+LIST_QUOTES_FROM_TOP = 8  # of them, at most this many from its top chunk: nearly every section whole (results/, README)
 
 
 @dataclass(frozen=True)
@@ -638,14 +638,16 @@ def closest_to_question(ranked: list[Candidate], quotes: list[Candidate]) -> lis
 def list_quotes(ranked: list[Candidate]) -> list[Candidate]:
     """For a list question: the best sentences of the highest-ranked chunk (a list is usually one section,
     "What to see", and retrieval ranks a list question's chunks by their headings too), then the best
-    sentence of each further chunk (the items of "which towns..." are spread over the towns' guides)."""
+    sentence of each further chunk (the items of "which towns..." are spread over the towns' guides)
+    that the teacher finds nearly as close to the question (FILL_MARGIN) as the best quoted one."""
     chosen = min(c.hit.rank for c in ranked)
     quotes = [c for c in ranked if c.hit.rank == chosen][:LIST_QUOTES_FROM_TOP]
     others: dict[int, Candidate] = {}  # each further chunk's best sentence, best first (ranked is)
     for c in ranked:
         if c.hit.rank != chosen:
             others.setdefault(c.hit.rank, c)
-    return quotes + list(others.values())[: MAX_LIST_QUOTES - len(quotes)]
+    floor = max(c.teacher for c in quotes) - FILL_MARGIN
+    return quotes + [c for c in others.values() if c.teacher >= floor][: MAX_LIST_QUOTES - len(quotes)]
 
 
 def completion(subject: Subject, best: Candidate, facts: Analysed, teacher: dict[int, float] | None) -> list[Candidate]:

@@ -15,7 +15,7 @@ from guide_tui.answerability import FEATURES, AnswerabilityModel, fit, shipped_m
 from guide_tui.answering import answer_question
 from guide_tui.answers import REFUSAL
 from guide_tui.asked import asks_for_a_list, asks_to_make_something, question_parts
-from guide_tui.extractive import analysed, subject_of
+from guide_tui.extractive import FILL_MARGIN, MAX_LIST_QUOTES, analysed, find_evidence, subject_of
 from guide_tui.questions import load_questions
 from guide_tui.scoring import first_headings, load_traveller_questions, score, score_table
 
@@ -131,7 +131,23 @@ def test_a_list_question_quotes_several_sentences_of_the_section(retriever) -> N
     sections = [(c.file, c.section) for c in answer.citations]
     assert sections[0] == ("guide_halden_bay.md", "What to see")
     assert sections.count(("guide_halden_bay.md", "What to see")) >= 3
-    assert len(set(sections)) - 1 <= 2, "besides the top chunk, at most two further chunks, one sentence each"
+    further = [s for s in sections if s != sections[0]]
+    assert len(further) == len(set(further)), "besides the top chunk, one sentence of each further chunk"
+    assert len(sections) <= MAX_LIST_QUOTES
+
+
+def test_a_list_question_quotes_its_section_nearly_whole(retriever) -> None:
+    answer = ask(retriever, "Which towns can I reach by train?")
+    sections = [(c.file, c.section) for c in answer.citations]
+    assert sections.count(("guide_regional_transport.md", "The railway")) > 5  # the railway's items, more than five
+
+
+def test_a_list_question_quotes_beyond_its_section_only_what_the_teacher_finds_close(retriever) -> None:
+    retrieval = retriever.retrieve("Where can I get food in Kestrelford?")
+    quotes = find_evidence(retriever, retrieval).quotes
+    beyond = [q for q in quotes if q.hit.rank != quotes[0].hit.rank]
+    assert len({q.hit.rank for q in quotes}) < len(retrieval.within_cutoff)  # some further chunk had nothing close enough
+    assert all(q.teacher >= max(q.teacher for q in quotes) - FILL_MARGIN for q in beyond)
 
 
 @pytest.mark.parametrize(
