@@ -176,6 +176,7 @@ def test_unknown_generator_is_a_programming_error(retriever) -> None:
     "question, kinds",
     [
         ("When does the bakery sell out?", [("clock", "day", "month", "year")]),
+        ("the Kestrelford market - when is it on?", [("clock", "day", "month", "year")]),  # "when" after a dash opens a question
         ("How much does it cost to climb the tower?", [("amount",)]),
         ("Is parking expensive in Pellew Sands?", [("price",)]),
         ("How tall is the church tower?", [("measure",)]),
