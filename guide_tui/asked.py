@@ -178,6 +178,7 @@ PART_BREAK = re.compile(
 WORD_IN_PART = re.compile(r"[A-Za-z0-9£]+")
 SHORTEST_PART = 3  # words, for a piece that opens like a question: "how early?" belongs to the part before it
 OPENS_A_QUESTION = re.compile(QUESTION_OPENER, re.IGNORECASE)
+AUXILIARY = re.compile(rf"(?:{AUXILIARIES.replace(' ', '|')})\b", re.IGNORECASE)
 REQUEST = re.compile(r"(?:please\s+)?(?:tell|name|list|give|recommend|suggest|show|explain|describe)\b", re.IGNORECASE)
 """Opens a request that stands as a part; any other piece that asks nothing ("trying to budget") is context for its neighbour."""
 
@@ -188,11 +189,12 @@ def question_parts(question: str) -> list[str]:
     joins the part before it (or, first, after it)."""
     parts: list[str] = []
     lead = ""
-    for piece in PART_BREAK.split(question.strip()):
-        piece = piece.strip(" ,;")
+    pieces = [piece.strip(" ,;") for piece in PART_BREAK.split(question.strip())]
+    for number, piece in enumerate(pieces):
         if not piece:
             continue
-        asks = OPENS_A_QUESTION.match(piece) or REQUEST.match(piece)
+        # opening the whole question, an auxiliary asks whatever follows it: "Is seafront parking ..."
+        asks = OPENS_A_QUESTION.match(piece) or REQUEST.match(piece) or (number == 0 and AUXILIARY.match(piece))
         if (asks or piece.endswith("?")) and len(WORD_IN_PART.findall(piece)) >= SHORTEST_PART + (not asks):
             parts.append(f"{lead}, {piece}" if lead else piece)
             lead = ""

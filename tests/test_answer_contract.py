@@ -94,6 +94,10 @@ def test_question_parts_split_on_new_questions_only() -> None:
         "Does the pier shut in winter, asking for my parents' trip in March"
     ]
     assert question_parts("Tell me about the pier; how long is the promenade?") == ["Tell me about the pier", "how long is the promenade?"]
+    # opening the whole question, an auxiliary asks, whatever word follows it
+    assert question_parts("Is seafront parking at Pellew Sands pricey, and is there a free alternative?") == [
+        "Is seafront parking at Pellew Sands pricey", "is there a free alternative?"
+    ]
 
 
 @pytest.mark.parametrize(
