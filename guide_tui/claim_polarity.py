@@ -159,10 +159,13 @@ OPPOSITES: dict[str, tuple[str, str]] = {
 UNORDERED = frozenset({"same price"})
 """Pairs whose side does not turn round when a comparison's two things swap places ("X costs more than Y")."""
 SIDES = {concept: (re.compile(yes), re.compile(no)) for concept, (yes, no) in OPPOSITES.items()}
-EITHER_SIDE = {concept: re.compile(f"(?:{yes})|(?:{no})") for concept, (yes, no) in OPPOSITES.items()}
-"""Each pair's two sides in one pattern: one search tells whether a clause takes a side of it at all."""
-ANY_SIDE = re.compile("|".join(f"(?:{side})" for pair in OPPOSITES.values() for side in pair))
-"""Every side of every pair at once: most clauses take no side, and one search tells."""
+EITHER_SIDE = {concept: re.compile(f"{yes}|{no}") for concept, (yes, no) in OPPOSITES.items()}
+"""Each pair's two sides in one pattern: whether a side of it begins at an offset."""
+ALL_SIDES = "|".join(side for pair in OPPOSITES.values() for side in pair)
+"""Every side of every pair as one flat alternation (each alternative starts with \\b, so the engine tests that once)."""
+ANY_SIDE = re.compile(ALL_SIDES)
+SIDE_STARTS = re.compile(f"(?=(?:{ALL_SIDES}))")
+"""Every offset where some side begins, overlapping ones too: one scan instead of one search per pair."""
 WORD = re.compile(r"[a-z0-9£][a-z0-9'-]*")
 
 
@@ -239,12 +242,12 @@ def qualifies(text: str, side: re.Match, scope_end: int | None) -> bool:
 def polarity(clause: str) -> Polarity:
     text = normalised(clause)
     kept = NOT_NEGATING.sub(lambda m: " " * len(m.group()), text) if ANY_NEGATOR.search(text) else text
-    negators = sorted(m.end() for m in ANY_NEGATOR.finditer(kept))
-    side_spans = [m.span() for m in ANY_SIDE.finditer(text)]  # "unsafe", "unlocked" take a side instead
-    negators = sorted(
-        negators
-        + [m.start() for m in PREFIXED.finditer(kept) if denies_itself(m.group()) and not any(a <= m.start() < b for a, b in side_spans)]
-    )
+    negators = [m.end() for m in ANY_NEGATOR.finditer(kept)]
+    prefixed = [m.start() for m in PREFIXED.finditer(kept) if denies_itself(m.group())]
+    if prefixed:  # "unsafe", "unlocked" take a side instead
+        side_spans = [m.span() for m in ANY_SIDE.finditer(text)]
+        negators += [start for start in prefixed if not any(a <= start < b for a, b in side_spans)]
+    negators.sort()
     scope_ends = {}  # a thing a determiner denies ends at its qualifier
     for m in DETERMINERS.finditer(kept):
         qualifier = QUALIFIER.search(kept, m.end() + 1)
@@ -255,10 +258,10 @@ def polarity(clause: str) -> Polarity:
     spans: list[tuple[int, int]] = []
     flipping: set[int] = set()  # negators that turned a side word round ("isn't open" is "closed")
     denying: list[int] = []
-    for concept, (yes, no) in SIDES.items() if ANY_SIDE.search(text) else ():
-        if not EITHER_SIDE[concept].search(text):
-            continue
-        for pattern, side in ((yes, 1), (no, -1)):
+    starts = [m.start() for m in SIDE_STARTS.finditer(text)]
+    taken = [concept for concept, either in EITHER_SIDE.items() if any(either.match(text, start) for start in starts)] if starts else []
+    for concept in taken:
+        for pattern, side in zip(SIDES[concept], (1, -1)):
             for match in pattern.finditer(text):
                 before = [n for n in negators if n <= match.start() and not qualifies(text, match, scope_ends.get(n))]
                 denied = len(before) % 2 == 1
