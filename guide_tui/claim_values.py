@@ -282,6 +282,7 @@ HOUR = r"\d{1,2}(?:[:.]\d{2})?"
 MERIDIEM = r"\s?(?:am|pm|a\.m\.|p\.m\.)"
 PATTERNS: list[tuple[str, re.Pattern]] = [
     # order matters: an earlier pattern's span is not read again by a later one
+    # each alternative starts with \b where it can (before a lookbehind too): the engine then tests it once for all of them
     ("clock", re.compile(rf"\b(?:(?:half past|(?:a )?quarter (?:past|to)) (?:{NUMBER}|\d{{1,2}})\b"
         rf"|half (?:{HOUR_WORDS}|one|\d{{1,2}})\b{NOT_AFTER_HOUR}(?! (?:of|or|to|and|more|other|an?)\b))"
         rf"(?:{MERIDIEM}| (?:in the (?:morning|afternoon|evening)|at night))?")),
@@ -305,7 +306,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"|\b(?:(?:{NUMBER}) times|twice) (?:an|a|per) hour\b"
         rf"|\b(?:{NUMBER})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| extra| further)?"
         r"(?:[- ]|(?<=\d))(?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|fortnights?|months?|years?)\b'?"
-        rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|fortnight|month|year)\b(?![- ]{NOT_A_DURATION})"
+        rf"|\b(?<!s )(?<!once )(?<!twice )an? (?:minute|hour|day|night|week|fortnight|month|year)\b(?![- ]{NOT_A_DURATION})"
     )),
     ("ratio", re.compile(rf"\b(?:a third|a quarter|half|twice|{DOUBLE_VERB}|two times|three times|(?:two|three)-?fold)\b"
         rf"(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year|kilomet|km|metre|meter))(?! (?:a|an|per) )|{PERCENT}")),
@@ -347,7 +348,7 @@ SEASON_FALL = re.compile(r"(?:\b(?:in|the|this|last|next|through|until|till|by|a
 """"fall" is a season only after these words ("in the fall", "late fall"); "prices fall by half" is a verb."""
 
 HINTS = {
-    "price": re.compile(r"£|\d|free|cost|charg|fee|pric|expens|meter|pay|nothing|penny|pound|quid|pence"),
+    "price": re.compile(r"£|\dp|free|cost|charg|fee|pric|expens|meter|pay|nothing|penny|pound|quid|pence"),
     "duration": re.compile(r"min|hour|hr|day|night|week|fortnight|month|year|half|quarter"),
     "distance": re.compile(r"mile|met|km|kilomet|yard|feet|foot|\d ?m\b"),
     "year": re.compile(r"\d|century"),
@@ -366,8 +367,9 @@ def values_in(sentence: str) -> list[Value]:
     lowered = sentence.replace("’", "'").lower()
     taken = [False] * len(lowered)
     found: list[Value] = []
+    hinted = {kind for kind, hint in HINTS.items() if hint.search(lowered)}
     for kind, pattern in PATTERNS:
-        if kind in HINTS and not HINTS[kind].search(lowered):
+        if kind in HINTS and kind not in hinted:
             continue
         for match in pattern.finditer(lowered):
             start, end = match.span()
