@@ -349,7 +349,7 @@ SEASON_FALL = re.compile(r"(?:\b(?:in|the|this|last|next|through|until|till|by|a
 
 HINTS = {
     "price": re.compile(r"£|\dp|free|cost|charg|fee|pric|expens|meter|pay|nothing|penny|pound|quid|pence"),
-    "duration": re.compile(r"min|hour|hr|day|night|week|fortnight|month|year|half|quarter"),
+    "duration": re.compile(r"(?<![a-z])(?:min|hour|hr|day|night|week|fortnight|month|year)"),  # a unit starting a word
     "distance": re.compile(r"mile|met|km|kilomet|yard|feet|foot|\d ?m\b"),
     "year": re.compile(r"\d|century"),
     "ratio": re.compile(r"third|quarter|half|twice|double|times|fold|%|per ?cent"),
