@@ -159,10 +159,16 @@ OPPOSITES: dict[str, tuple[str, str]] = {
 UNORDERED = frozenset({"same price"})
 """Pairs whose side does not turn round when a comparison's two things swap places ("X costs more than Y")."""
 SIDES = {concept: (re.compile(yes), re.compile(no)) for concept, (yes, no) in OPPOSITES.items()}
-EITHER_SIDE = {concept: re.compile(f"(?:{yes})|(?:{no})") for concept, (yes, no) in OPPOSITES.items()}
-"""Each pair's two sides in one pattern: one search tells whether a clause takes a side of it at all."""
-ANY_SIDE = re.compile("|".join(f"(?:{side})" for pair in OPPOSITES.values() for side in pair))
-"""Every side of every pair at once: most clauses take no side, and one search tells."""
+PAIRS = list(OPPOSITES)
+EITHER_SIDE = {concept: re.compile(f"{yes}|{no}") for concept, (yes, no) in OPPOSITES.items()}
+"""Each pair's two sides in one pattern: whether a side of it begins at an offset."""
+ALL_SIDES = "|".join(side for pair in OPPOSITES.values() for side in pair)
+"""Every side of every pair as one flat alternation (each alternative starts with \\b, so the engine tests that once)."""
+ANY_SIDE = re.compile(ALL_SIDES)
+SIDE_STARTS = re.compile(rf"\b(?=\w)(?=(?:{ALL_SIDES}))")
+"""Every offset where some side begins, overlapping ones too, in one scan (each side starts a word: \\b, then a letter)."""
+FIRST_PAIR = re.compile("|".join(f"(?P<pair{n}>{yes}|{no})" for n, (yes, no) in enumerate(OPPOSITES.values())))
+"""The first pair, in OPPOSITES order, with a side at an offset: the pairs before it have none there."""
 WORD = re.compile(r"[a-z0-9£][a-z0-9'-]*")
 
 
@@ -211,6 +217,18 @@ def denies_itself(word: str) -> bool:
     return False
 
 
+def pairs_taken(text: str) -> list[str]:
+    """The pairs with a side somewhere in the text, in OPPOSITES order: one scan for where sides begin, then at each
+    such offset the first pair there and the later pairs that also match."""
+    found: set[int] = set()
+    for side in SIDE_STARTS.finditer(text):
+        at = side.start()
+        first = int(FIRST_PAIR.match(text, at).lastgroup.removeprefix("pair"))
+        found.add(first)
+        found.update(n for n in range(first + 1, len(PAIRS)) if n not in found and EITHER_SIDE[PAIRS[n]].match(text, at))
+    return [PAIRS[n] for n in sorted(found)]
+
+
 @dataclass(frozen=True)
 class Polarity:
     """A clause read for what it denies and which side of each opposite pair it takes."""
@@ -239,12 +257,12 @@ def qualifies(text: str, side: re.Match, scope_end: int | None) -> bool:
 def polarity(clause: str) -> Polarity:
     text = normalised(clause)
     kept = NOT_NEGATING.sub(lambda m: " " * len(m.group()), text) if ANY_NEGATOR.search(text) else text
-    negators = sorted(m.end() for m in ANY_NEGATOR.finditer(kept))
-    side_spans = [m.span() for m in ANY_SIDE.finditer(text)]  # "unsafe", "unlocked" take a side instead
-    negators = sorted(
-        negators
-        + [m.start() for m in PREFIXED.finditer(kept) if denies_itself(m.group()) and not any(a <= m.start() < b for a, b in side_spans)]
-    )
+    negators = [m.end() for m in ANY_NEGATOR.finditer(kept)]
+    prefixed = [m.start() for m in PREFIXED.finditer(kept) if denies_itself(m.group())]
+    if prefixed:  # "unsafe", "unlocked" take a side instead
+        side_spans = [m.span() for m in ANY_SIDE.finditer(text)]
+        negators += [start for start in prefixed if not any(a <= start < b for a, b in side_spans)]
+    negators.sort()
     scope_ends = {}  # a thing a determiner denies ends at its qualifier
     for m in DETERMINERS.finditer(kept):
         qualifier = QUALIFIER.search(kept, m.end() + 1)
@@ -255,10 +273,8 @@ def polarity(clause: str) -> Polarity:
     spans: list[tuple[int, int]] = []
     flipping: set[int] = set()  # negators that turned a side word round ("isn't open" is "closed")
     denying: list[int] = []
-    for concept, (yes, no) in SIDES.items() if ANY_SIDE.search(text) else ():
-        if not EITHER_SIDE[concept].search(text):
-            continue
-        for pattern, side in ((yes, 1), (no, -1)):
+    for concept in pairs_taken(text):
+        for pattern, side in zip(SIDES[concept], (1, -1)):
             for match in pattern.finditer(text):
                 before = [n for n in negators if n <= match.start() and not qualifies(text, match, scope_ends.get(n))]
                 denied = len(before) % 2 == 1

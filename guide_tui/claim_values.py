@@ -280,23 +280,32 @@ NOT_AFTER_HOUR = (
 )
 HOUR = r"\d{1,2}(?:[:.]\d{2})?"
 MERIDIEM = r"\s?(?:am|pm|a\.m\.|p\.m\.)"
+
+
+def starting_a_word(pattern: str) -> re.Pattern:
+    """A pattern each alternative of which starts a word (\\b, then a letter or digit), compiled so: the engine
+    then passes over the ends of words at once instead of trying every alternative there."""
+    return re.compile(rf"\b(?=\w)(?:{pattern})")
+
+
 PATTERNS: list[tuple[str, re.Pattern]] = [
     # order matters: an earlier pattern's span is not read again by a later one
-    ("clock", re.compile(rf"\b(?:(?:half past|(?:a )?quarter (?:past|to)) (?:{NUMBER}|\d{{1,2}})\b"
+    # each alternative starts with \b where it can (before a lookbehind too): the engine then tests it once for all of them
+    ("clock", starting_a_word(rf"\b(?:(?:half past|(?:a )?quarter (?:past|to)) (?:{NUMBER}|\d{{1,2}})\b"
         rf"|half (?:{HOUR_WORDS}|one|\d{{1,2}})\b{NOT_AFTER_HOUR}(?! (?:of|or|to|and|more|other|an?)\b))"
         rf"(?:{MERIDIEM}| (?:in the (?:morning|afternoon|evening)|at night))?")),
     ("price", re.compile(rf"£\s?\d+(?:\.\d{{2}})?|\b(?:\d+(?:\.\d{{2}})?|{NUMBER}) (?:pounds?|quid|pence)\b|\b\d+p\b|{FREE}|{CHARGED}")),
-    ("year", re.compile(
+    ("year", starting_a_word(
         r"\b(?:1[0-9]|20)\d0s\b|\b(?:1[0-9]|20)\d\d\b(?!\s*(?:pounds|people|residents|cars|metres|miles|beds))"
         r"|\b\d{1,2}(?:st|nd|rd|th)[- ]century\b"
         r"|\b(?:twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth)[- ]century\b"
     )),
-    ("day", re.compile(
+    ("day", starting_a_word(
         rf"\b(?:{EVERY_DAY})(?:{EXCEPT_ALL}(?:{DAY_NAME}))?(?:,? (?:{DAY_NAME}) included)?\b"
         rf"|{EXCEPTED}{DAY_NAME}(?:\s*(?:,|and|or)\s*{DAY_NAME})*\b|{SHORT_RANGE}"
         rf"|\b(?:from )?{DAY_NAME}(?:{LINK}{DAY_NAME}|(?:\s*(?:,|and|or)\s*{DAY_NAME})+)?\b"
     )),
-    ("duration", re.compile(
+    ("duration", starting_a_word(
         rf"\b(?:an? )?(?:hour and an? half|hour and (?:{NUMBER}) minutes?)\b|\b(?:{NUMBER}) and a half hours?\b"
         rf"|\b(?:{NUMBER}|an?) (?:hours?|hrs?),? (?:and )?(?:{NUMBER}) (?:minutes?|mins?)\b"
         rf"|\b(?:three[- ])?quarters? of an hour\b|\b(?:a|one|two)[- ]thirds? of an hour\b"
@@ -305,14 +314,14 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"|\b(?:(?:{NUMBER}) times|twice) (?:an|a|per) hour\b"
         rf"|\b(?:{NUMBER})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| extra| further)?"
         r"(?:[- ]|(?<=\d))(?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|fortnights?|months?|years?)\b'?"
-        rf"|(?<!s )(?<!once )(?<!twice )\ban? (?:minute|hour|day|night|week|fortnight|month|year)\b(?![- ]{NOT_A_DURATION})"
+        rf"|\b(?<!s )(?<!once )(?<!twice )an? (?:minute|hour|day|night|week|fortnight|month|year)\b(?![- ]{NOT_A_DURATION})"
     )),
-    ("ratio", re.compile(rf"\b(?:a third|a quarter|half|twice|{DOUBLE_VERB}|two times|three times|(?:two|three)-?fold)\b"
+    ("ratio", starting_a_word(rf"\b(?:a third|a quarter|half|twice|{DOUBLE_VERB}|two times|three times|(?:two|three)-?fold)\b"
         rf"(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year|kilomet|km|metre|meter))(?! (?:a|an|per) )|{PERCENT}")),
-    ("distance", re.compile(rf"\b(?:{FRACTION_OF}|{SOME})(?: and a half)?(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?"
+    ("distance", starting_a_word(rf"\b(?:{FRACTION_OF}|{SOME})(?: and a half)?(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?"
         rf"(?:[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)|(?<=\d) ?(?:m|km|miles?))\b")),
-    ("month", re.compile(rf"{MONTH_SHORT_RANGE}|\b(?:between |from )?{MONTH_NAME}(?:{LINK}|\s+and\s+){MONTH_NAME}\b|\b{MONTH_NAME}\b|\b(?:{ALL_YEAR})\b")),
-    ("clock", re.compile(
+    ("month", starting_a_word(rf"{MONTH_SHORT_RANGE}|\b(?:between |from )?{MONTH_NAME}(?:{LINK}|\s+and\s+){MONTH_NAME}\b|\b{MONTH_NAME}\b|\b(?:{ALL_YEAR})\b")),
+    ("clock", starting_a_word(
         rf"\b{HOUR}{MERIDIEM}|\b\d{{1,2}}:\d{{2}}\b"
         rf"|\b(?:(?:at|by|until|till|from|before|after) )?(?:{NUMBER}|{HOUR})(?: o'clock)? (?:in the (?:morning|afternoon|evening)|at night)\b"
         rf"|\b(?:{'|'.join(NAMED_TIMES)}|{'|'.join(SYMBOLIC_TIMES)})\b"
@@ -327,8 +336,8 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"(?!\s+and\s+(?:a half|{NUMBER}))"  # "at ten and closes at four", not "at two and a half"
         rf"|\b(?:early |late |mid-?)?(?:{'|'.join(PARTS_OF_DAY)})\b"
     )),
-    ("ordinal", re.compile(rf"(?<!\ba )\b(?:{'|'.join(o for o in ORDINALS if o != 'first')})\b|\b\d{{1,2}}(?:st|nd|rd|th)\b(?![- ]century)")),
-    ("count", re.compile(rf"\b(?:{NUMBER}|(?:once|twice)(?= (?:a|an|per|every|each)\b))\b")),
+    ("ordinal", starting_a_word(rf"(?<!\ba )\b(?:{'|'.join(o for o in ORDINALS if o != 'first')})\b|\b\d{{1,2}}(?:st|nd|rd|th)\b(?![- ]century)")),
+    ("count", starting_a_word(rf"\b(?:{NUMBER}|(?:once|twice)(?= (?:a|an|per|every|each)\b))\b")),
 ]
 
 
@@ -347,8 +356,8 @@ SEASON_FALL = re.compile(r"(?:\b(?:in|the|this|last|next|through|until|till|by|a
 """"fall" is a season only after these words ("in the fall", "late fall"); "prices fall by half" is a verb."""
 
 HINTS = {
-    "price": re.compile(r"£|\d|free|cost|charg|fee|pric|expens|meter|pay|nothing|penny|pound|quid|pence"),
-    "duration": re.compile(r"min|hour|hr|day|night|week|fortnight|month|year|half|quarter"),
+    "price": re.compile(r"£|\dp|free|cost|charg|fee|pric|expens|meter|pay|nothing|penny|pound|quid|pence"),
+    "duration": re.compile(r"(?<![a-z])(?:min|hour|hr|day|night|week|fortnight|month|year)"),  # a unit starting a word
     "distance": re.compile(r"mile|met|km|kilomet|yard|feet|foot|\d ?m\b"),
     "year": re.compile(r"\d|century"),
     "ratio": re.compile(r"third|quarter|half|twice|double|times|fold|%|per ?cent"),
@@ -366,8 +375,9 @@ def values_in(sentence: str) -> list[Value]:
     lowered = sentence.replace("’", "'").lower()
     taken = [False] * len(lowered)
     found: list[Value] = []
+    hinted = {kind for kind, hint in HINTS.items() if hint.search(lowered)}
     for kind, pattern in PATTERNS:
-        if kind in HINTS and not HINTS[kind].search(lowered):
+        if kind in HINTS and kind not in hinted:
             continue
         for match in pattern.finditer(lowered):
             start, end = match.span()

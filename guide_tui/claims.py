@@ -385,10 +385,10 @@ def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, 
     skipped = [(v.start - start, v.start - start + len(v.text)) for v in values] + said.spans
     free_words, denied_words = [], []
     for word in WORD.finditer(normalised(blank)):
-        token = re.sub(r"'s$", "", word.group()).strip("'-")
+        token = word.group().removesuffix("'s").strip("'-")
         if token in FILLER or is_negator(token) or not stem(token):
             continue
-        if said.negated(word.start()):
+        if said.denials and said.negated(word.start()):
             denied_words.append(token)
         if not any(a <= word.start() < b for a, b in skipped):
             free_words.append(token)
@@ -460,9 +460,10 @@ def read_chunks(chunks: list[Chunk], guides: Guides, embedder: Embedder) -> dict
     if len(READ_CHUNKS) + len(missing) > MAX_READ_CHUNKS:
         READ_CHUNKS.clear()
     firsts = list({chunk.body: chunk for chunk in reversed(missing)}.values())
+    sentences_of = {chunk: chunk_sentences(chunk, guides.town_of_file.get(chunk.file), guides.towns) for chunk in missing}
     texts, places, owners = [], [], []
     for chunk in firsts:
-        chunk_texts, chunk_places = chunk_sentences(chunk, guides.town_of_file.get(chunk.file), guides.towns)
+        chunk_texts, chunk_places = sentences_of[chunk]
         texts += chunk_texts
         places += chunk_places
         owners += [chunk] * len(chunk_texts)
@@ -470,9 +471,8 @@ def read_chunks(chunks: list[Chunk], guides: Guides, embedder: Embedder) -> dict
     for said, chunk in zip(read(texts, places, embedder, guides.towns, evidence=True), owners):
         by_body.setdefault(chunk.body, []).append(said)
     for chunk in missing:
-        _, chunk_places = chunk_sentences(chunk, guides.town_of_file.get(chunk.file), guides.towns)
         READ_CHUNKS[chunk, guides, embedder] = [
-            replace(said, places=where, chunk=chunk) for said, where in zip(by_body[chunk.body], chunk_places)
+            Said(said.text, where, said.clauses, said.vector, chunk) for said, where in zip(by_body[chunk.body], sentences_of[chunk][1])
         ]
     return {chunk: READ_CHUNKS[chunk, guides, embedder] for chunk in chunks}
 
