@@ -23,7 +23,9 @@ PRICE_WORDS = "cost costs charge charges price prices fee fees fare fares pay pa
 AMOUNT_WORDS = "cost costs price prices fee fees fare fares charge charges"
 """Words that ask how much money: a sentence must give an amount ("£2", "free"), not just talk of prices."""
 
-A_MEANS_OF_PAYMENT = r"\s+(?:(?:by|with|in)\s+)?(?:cash|cards?|contactless|credit|debit|phone)\b"
+PAYMENT_MEANS = r"cash|cards?|contactless|credit|debit"
+"""Ways to pay, as a question names them and a sentence gives them."""
+A_MEANS_OF_PAYMENT = rf"\s+(?:(?:by|with|in)\s+)?(?:{PAYMENT_MEANS}|phone)\b"
 MEANS_OF_PAYMENT = rf"(?!{A_MEANS_OF_PAYMENT})"
 """Not followed by a means of payment: "can I pay cash?" asks how to pay, not how much."""
 NUMBER_WORD = rf"(?:\d+|{'|'.join(COUNT_WORDS)}|a|an|a few|a couple of|half an?)"
@@ -60,7 +62,7 @@ FOUND = {
     ),
     "distance": _pattern(rf"\b{NUMBER_WORD}[ -](?:miles?|metres?|meters?|km|kilometres?|yards?|feet)\b"),
     "frequency": _pattern(r"\bevery\b|\b(?:two-)?hourly\b|\bonce\b|\btwice\b|\btimes a (?:day|week|year)\b|\ba day\b"),
-    "payment": _pattern(r"\b(?:cash|cards?|contactless|credit|debit|cheques?|coins?|notes)\b"),
+    "payment": _pattern(rf"\b(?:{PAYMENT_MEANS}|cheques?|coins?|notes)\b"),
     "contact": _pattern(r"\b\d{3,5}[\s-]?\d{3,}\b|\b[\w.-]+@[\w-]+\.\w+|\bwww\.|https?://"),
     "identifier": _pattern(
         r"\b(?:platforms?|gates?|stands?|stops?|routes?|lines?|numbers?|no\.)\s?\d+[a-z]?\b|\b\d+[a-z]?\s(?:bus|tram|service)\b"

@@ -831,7 +831,7 @@ def widened_claim(clause: Clause, pairs: list[tuple[float, Clause, Said]], setti
     if claimed is None or PARTIAL.search(clause.polarity.text):
         return None
     score, closest, sentence = max(pairs, key=lambda p: p[0])
-    said = PARTIAL.search(normalised(closest.text))
+    said = PARTIAL.search(closest.polarity.text)
     if score < settings.align or said is None or UNIVERSAL.search(normalised(sentence.text)):  # "everything ..., and much of it"
         return None
     return claimed.group(), said.group(), sentence

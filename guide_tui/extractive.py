@@ -409,10 +409,12 @@ def gives(kind: str, sentence: Sentence, subject: Subject, facts: Analysed) -> b
         text = sentence.text if STREET_WORDS.intersection(subject.words) else STREET.sub("", sentence.text)
         return names_places(text, subject, facts, towns_count=not subject.towns)  # a thing in a town is not called after another
     if kind == "number":  # how many: a number left once prices, times and years are set aside
+        if not sentence.holds(kind):
+            return False
         rest = sentence.text
         for other in NOT_COUNTS:
             rest = FOUND[other].sub(" ", rest)
-        return sentence.holds(kind) and FOUND[kind].search(rest) is not None
+        return FOUND[kind].search(rest) is not None
     if kind != "place":
         return sentence.holds(kind)
     by_guide = sentence.guide_town not in (None, *subject.towns) and not sentence.shared
