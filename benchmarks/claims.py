@@ -11,6 +11,12 @@ the held-out half. Each record's "added" says which set it came in: sets 2 to 6 
 after the check had been fitted on the sets before them, and first measured before any rule
 looked at them. Targets: at least 90% of unsupported sentences flagged, at most 5% of supported
 ones; the check under 20 ms per answer in process.
+
+The writers labelled against the whole guides, but an answer's evidence is only what retrieval
+showed for its question. The rates are also printed for the sentences whose fact was shown: the
+chunk of the cited guide that the app's own retrieval ranks first for the sentence itself (or a
+word-for-word copy of it) is within the cutoff for the question. A model shown only that evidence
+could not have written the others; the rule reads no label.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from guide_tui import claims  # noqa: E402
-from guide_tui.claims import DEFAULT_SETTINGS, ClaimSettings, answer_sentences, check_claims  # noqa: E402
+from guide_tui.claims import DEFAULT_SETTINGS, ClaimSettings, answer_sentences, check_claims, guides_of, without_citations  # noqa: E402
 from guide_tui.indexes import BUNDLED_INDEX, load_index  # noqa: E402
 from guide_tui.retrieval import Retriever  # noqa: E402
 
@@ -84,6 +90,20 @@ def run(retriever: Retriever, grouped: dict[str, list[dict]], settings: ClaimSet
     return verdicts, times
 
 
+def facts_shown(retriever: Retriever, grouped: dict[str, list[dict]]) -> dict[int, bool]:
+    """Per record: whether its sentence's own best chunk in the cited guide was within the cutoff for its question."""
+    chunks = retriever.index.chunks
+    guides = guides_of(tuple(chunks))
+    shown = {}
+    for question, records in grouped.items():
+        within = {copy.body for hit in retriever.retrieve(question).within_cutoff for copy in guides.copies(hit.chunk)}
+        for record in records:
+            ranked = retriever.retrieve(without_citations(record["sentence"]), k=len(chunks)).hits
+            cited = [hit for hit in ranked if record["guide"] in {copy.file for copy in guides.copies(hit.chunk)}]
+            shown[record["id"]] = bool(cited) and cited[0].chunk.body in within
+    return shown
+
+
 def rates(records: list[dict], verdicts: dict) -> tuple[str, str]:
     wrong = [r for r in records if r["label"] == "unsupported"]
     right = [r for r in records if r["label"] == "supported"]
@@ -119,6 +139,13 @@ def main(argv: list[str] | None = None) -> int:
     for name, part in [(h, [r for r in records if half_of(r) == h]) for h in HALVES] + [("all", records)]:
         caught, false = rates(part, verdicts)
         print(f"{name:10} {caught:>26} {false:>26}")
+
+    shown = facts_shown(retriever, grouped)
+    print("\nonly the sentences whose fact was within what the answer was shown (see above), and the others")
+    for name, part in [(h, [r for r in records if half_of(r) == h]) for h in HALVES] + [("all", records)]:
+        for within in (True, False):
+            caught, false = rates([r for r in part if shown[r["id"]] == within], verdicts)
+            print(f"{name:10} {'shown' if within else 'not shown':>10} {caught:>26} {false:>26}")
 
     print("\nper set, in the order they were added (each measured before the rules were fitted on its design half)")
     for added in sorted({r.get("added", 1) for r in records}):
