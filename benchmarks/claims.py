@@ -62,20 +62,20 @@ def load(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def answers(records: list[dict]) -> dict[str, list[dict]]:
-    """Records grouped by question, in file order: each group is one answer."""
-    grouped: dict[str, list[dict]] = defaultdict(list)
+def answers(records: list[dict]) -> dict[tuple[int, str], list[dict]]:
+    """Records grouped by set and question, in file order: each group is one answer (two sets may ask the same)."""
+    grouped: dict[tuple[int, str], list[dict]] = defaultdict(list)
     for record in records:
-        grouped[record["question"]].append(record)
+        grouped[record.get("added", 1), record["question"]].append(record)
     return grouped
 
 
-def run(retriever: Retriever, grouped: dict[str, list[dict]], settings: ClaimSettings, cold: bool = False):
+def run(retriever: Retriever, grouped: dict[tuple[int, str], list[dict]], settings: ClaimSettings, cold: bool = False):
     """Each record with (flagged, reason), and the check's time per answer in ms (wall, CPU)."""
     verdicts: dict[int, tuple[bool, str]] = {}
     times = []
     chunks = retriever.index.chunks
-    for question, records in grouped.items():
+    for (_, question), records in grouped.items():
         hits = retriever.retrieve(question).within_cutoff
         text = " ".join(r["sentence"] for r in records)
         if cold:
@@ -90,12 +90,12 @@ def run(retriever: Retriever, grouped: dict[str, list[dict]], settings: ClaimSet
     return verdicts, times
 
 
-def facts_shown(retriever: Retriever, grouped: dict[str, list[dict]]) -> dict[int, bool]:
+def facts_shown(retriever: Retriever, grouped: dict[tuple[int, str], list[dict]]) -> dict[int, bool]:
     """Per record: whether its sentence's own best chunk in the cited guide was within the cutoff for its question."""
     chunks = retriever.index.chunks
     guides = guides_of(tuple(chunks))
     shown = {}
-    for question, records in grouped.items():
+    for (_, question), records in grouped.items():
         within = {copy.body for hit in retriever.retrieve(question).within_cutoff for copy in guides.copies(hit.chunk)}
         for record in records:
             ranked = retriever.retrieve(without_citations(record["sentence"]), k=len(chunks)).hits
