@@ -701,9 +701,11 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
 
 
 def said_of_another_place(subject: Subject, best: Candidate, everything: list[Candidate]) -> bool:
-    """A sentence about another town covers the subject better than the best one: a false premise."""
+    """A sentence about another town covers the subject better than the best one, and the teacher finds it as
+    close to the question as a companion quote would be (a shared word alone is no rival): a false premise."""
     return any(
         not c.allowed and not c.sentence.towns & subject.towns and c.kinds_found >= best.kinds_found and c.share > best.share
+        and c.teacher >= best.teacher - TEACHER_COMPANION_MARGIN
         for c in everything
     )
 

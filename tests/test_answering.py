@@ -107,6 +107,16 @@ def test_false_premise_is_refused_not_answered_with_another_towns_fact(retriever
     assert {c.file for c in true_premise.citations} <= {"guide_kestrelford.md", "guide_eating.md"}
 
 
+def test_another_towns_sentence_is_a_rival_only_when_the_teacher_finds_it_as_close(retriever) -> None:
+    # Corry Vale's "villages lie two to four miles apart" shares more words with this question than anything
+    # Thornby Wells' guides say, but the teacher finds it far from the question: it is no false premise
+    answer, _ = ask(retriever, "I walk with a stick. In Thornby Wells, how far apart are the sights, roughly?")
+    assert not answer.refused and "three minutes" in answer.text
+    assert answer.verdicts[0].features["other_place"] == 0.0
+    tram, _ = ask(retriever, "Where do I catch the local tram in Thornby Wells?")  # Marchwood's trams: a rival
+    assert tram.refused and tram.verdicts[0].features["other_place"] == 1.0
+
+
 @pytest.mark.parametrize(
     "question",
     [
