@@ -294,6 +294,7 @@ class Subject:
     vector: np.ndarray  # the question's sentence vector, town names masked
     word_vectors: np.ndarray
     follows: bool = False  # a later part of a question ("..., and how long is the ride?"): its words lean on the part before
+    qualifiers: frozenset[str] = frozenset()  # words of a name that qualify its last ("train" in "a train station")
 
     def share(self, coverage: np.ndarray) -> float:
         """Rarity-weighted share of the subject words covered (1 when there are none)."""
@@ -340,7 +341,7 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     # "what options are there" asks for a list, "until what time can I get dinner" for a time
     yes_no = bool(YES_NO.match(last_sentence))
     exists = bool(EXISTENCE.search(question)) and (yes_no or bool(WHERE_QUESTION.match(last_sentence)))
-    return Subject(words, weights, kinds, towns, yes_no, exists, named, vectors[0], vectors[1:], follows)
+    return Subject(words, weights, kinds, towns, yes_no, exists, named, vectors[0], vectors[1:], follows, qualifiers(without_towns))
 
 
 ARTICLES = frozenset("a an the any some my your its their this that these those one another".split())
@@ -356,6 +357,20 @@ def passive_verb(question: str) -> str | None:
     match = PASSIVE_END.search(question)
     word = match.group(1).lower() if match else ""
     return word if word in IRREGULAR_PARTICIPLES or (word.endswith("ed") and len(word) > 4) else None
+
+
+def qualifiers(question: str) -> frozenset[str]:
+    """The words of a name after an article but its last: "train" in "a train station", "entry" in "the entry
+    fee". Whether the thing exists is asked of the last word, not of these."""
+    found: set[str] = set()
+    run: list[str] | None = None
+    for word in WORD.findall(question.lower()) + ["?"]:
+        if run is not None and word not in ARTICLES and (word not in QUESTION_WORDS or word in FILLER_IN_NAMES) and word != "?":
+            run.append(word)
+            continue
+        found.update((run or [])[:-1])
+        run = [] if word in ARTICLES else None
+    return frozenset(found)
 
 
 def named_things(question: str) -> set[str]:
@@ -680,6 +695,8 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
     known_anywhere = coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD
     named = np.array([w in subject.named for w in subject.words], dtype=bool)
     literal_here = np.array([facts.stem(w) in place.stems or same_root(w, place) for w in subject.words], dtype=bool)
+    # "a train station" where the guides speak of trains elsewhere asks whether there is a station; "a petrol station", never
+    qualifying = np.array([w in subject.qualifiers for w in subject.words], dtype=bool)
     unknown_here = subject.weight_of(~known_here) if subject.words else 0.0
     said = [q.sentence for q in quotes]
     hard_kinds = sum(not SOFT_KINDS.issuperset(group) for group in subject.kinds)
@@ -695,7 +712,7 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
         "other_place": float(said_of_another_place(subject, best, everything)),
         "yes_no_unknown": unknown_here if subject.yes_no else 0.0,
         "no_subject": float(not subject.words),
-        "absent_thing": float(subject.asks_existence and bool((~literal_here).any())),
+        "absent_thing": float(subject.asks_existence and bool((~literal_here & ~(qualifying & known_anywhere)).any())),
         "follow_up": float(subject.follows),
     }
 

@@ -9,7 +9,7 @@ from guide_tui.answering import answer_question
 from guide_tui.answers import REFUSAL
 from guide_tui.asked import asked_kinds
 from guide_tui.chunking import sentences
-from guide_tui.extractive import analysed, find_evidence, gives, subject_of
+from guide_tui.extractive import analysed, find_evidence, gives, qualifiers, subject_of
 from guide_tui.questions import load_questions
 
 QUESTIONS = load_questions()
@@ -224,6 +224,29 @@ def test_how_many_is_given_by_a_count_not_by_a_price_a_time_or_a_year(retriever)
     assert tower.holds("number")  # a digit is there: the price and the century
     assert not gives("number", tower, subject, facts)
     assert gives("number", population, subject, facts)
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("Is there a train station at the mill?", {"train"}),
+        ("What is the entry fee for the fishing museum?", {"entry", "fishing"}),
+        ("Do the hotels have wifi?", set()),
+        ("Is there a cinema in town?", set()),
+    ],
+)
+def test_the_words_that_qualify_a_named_thing(question, words) -> None:
+    assert qualifiers(question) == words
+
+
+def test_whether_a_thing_exists_is_asked_of_what_it_is_not_of_its_qualifier(retriever) -> None:
+    # the guides speak of trains elsewhere, so "a railway station" asks whether Givens Mill has a station (it has none)
+    station, _ = ask(retriever, "Is there a railway station in Givens Mill?")
+    assert not station.refused and "no station" in station.text
+    assert station.verdicts[0].features["absent_thing"] == 0.0
+    # no guide ever speaks of petrol: that qualifier names a thing the guides do not cover
+    petrol, _ = ask(retriever, "Does Kestrelford have a petrol station?")
+    assert petrol.refused and petrol.verdicts[0].features["absent_thing"] == 1.0
 
 
 def test_a_question_about_how_to_pay_is_answered_by_the_means_the_guide_names(retriever) -> None:
