@@ -21,8 +21,9 @@ NEGATORS = frozenset(
     " stopped ceased skip skips skipped bypass bypasses bypassed".split()
 )
 """Words that deny what follows them in their clause; so does any word ending in "n't"."""
-NEGATING_PHRASES = re.compile(r"\brather than\b|\binstead of\b")
-"""Phrases that deny what follows: "match Marchwood rather than village levels", "footpaths instead of pavements"."""
+NEGATING_PHRASES = re.compile(r"\brather than\b|\binstead of\b|\brare (?:for|that)\b")
+"""Phrases that deny what follows: "match Marchwood rather than village levels", "footpaths instead of pavements",
+"it's rare for tickets to sell out" (as "tickets rarely sell out"; "a rare arrangement" denies nothing)."""
 NOT_NEGATING = re.compile(
     r"\b(?:no|not|nowhere|nothing|none)\b(?=(?:\s+[a-z'-]+){0,6}?\s+(?:more|further|longer|later|less) than\b)|\bnot (?:only|just)\b|\bno,"
     r"|\bnothing else\b|\bnot much\b|\bno other\b|\bnot (?:all|every\w*)\b"
@@ -133,7 +134,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     ),
     "frequency": (
         r"\bfrequent(?:ly)?\b|\boften\b|\bregular(?:ly)?\b(?! (?:bus|buses|service|services|route|routes)\b)|\bcommon(?:ly)?\b",
-        r"\binfrequent(?:ly)?\b|\boccasional(?:ly)?\b|\brare\b|\buncommon\b|\bsporadic(?:ally)?\b",
+        r"\binfrequent(?:ly)?\b|\boccasional(?:ly)?\b|\brare\b(?! (?:for|that)\b)|\buncommon\b|\bsporadic(?:ally)?\b",
     ),
     "season": (r"\bpeak (?:season|time|times|months|weeks)\b|\bhigh season\b", r"\boff-peak\b|\blow season\b|\boff-season\b|\bout of season\b"),
     "temperature": (r"\bwarm(?:er|est)?\b|\bhot(?:ter|test)?\b|\bmild(?:er)?\b", r"\bcold(?:er|est)?\b|\bchilly\b|\bfreezing\b|\bbitter\b|\bharsh\b"),

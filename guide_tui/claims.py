@@ -51,6 +51,7 @@ CLAUSE_BREAK = re.compile(
     r"\s*[,;:()]\s*|\s+[—–]\s+|\s+(?=\b(?:and|but|while|whereas|though|although|so|because|since)\b)"
 )
 WORD = re.compile(r"[a-z][a-z'-]*")
+CONTRACTED = re.compile(r"'(?:s|re|ve|ll|d|m)$")  # "they're", "we'll": the word before is the word ("it's" is "it")
 FILLER = frozenset(
     """
     also really genuinely truly just still usually often generally typically about around roughly approximately
@@ -385,7 +386,7 @@ def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, 
     skipped = [(v.start - start, v.start - start + len(v.text)) for v in values] + said.spans
     free_words, denied_words = [], []
     for word in WORD.finditer(normalised(blank)):
-        token = word.group().removesuffix("'s").strip("'-")
+        token = CONTRACTED.sub("", word.group()).strip("'-")
         if token in FILLER or is_negator(token) or not stem(token):
             continue
         if said.denials and said.negated(word.start()):

@@ -315,6 +315,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # a percentage read as the proportion it is
         ("Is food cheaper away from the riverside in Brightwater?",
          "On Corry Lane the same food costs about 50% less than by the river [guide_brightwater.md].", "value", ['"50%"', '"a third"'], None),
+        # "it's rare for" denies what follows, as "rarely" does
+        ("When does the Kestrelford bakery sell out?", "It's rare for the Kestrelford bakery to sell out [guide_kestrelford.md].",
+         "polarity", ["denies what the guide says"], None),
     ],
 )  # fmt: skip
 def test_each_failure_kind_is_flagged_with_its_reason_and_source(hits_for, bundled_index, question, claim, kind, said, source):
@@ -454,6 +457,11 @@ PARAPHRASES = [
     ("How many people live in Kestrelford?", "Kestrelford, a hilltop town of 12k people, lies an hour inland from Brightwater [guide_kestrelford.md]."),
     ("When do the pubs in Kestrelford serve food?",
      "Kestrelford's pubs serve lunch from midday until two and dinner from six until half past eight [guide_kestrelford.md]."),
+    # "it's rare for ..." denies as "rarely" does; a contraction ("they're") is its word, not an added one
+    ("Do concert tickets sell out in Thornby Wells?",
+     "It's rare for concert tickets to sell out in Thornby Wells [guide_thornby_wells.md]."),
+    ("Are the footpaths in Corry Vale easy to follow?",
+     "Corry Vale's footpaths form a dense network and they're well waymarked [guide_corry_vale.md]."),
 ]
 
 
