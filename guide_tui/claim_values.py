@@ -93,7 +93,7 @@ CHARGED = (
 ALL_YEAR = r"all year(?: round)?|year-round|year round|throughout the year|every month|all through the year|any time of (?:the )?year"
 EVERY_DAY = (
     r"every day(?: of the week)?|each day|daily|seven days(?: a| of the) week|all seven days(?: of the week)?|all week"
-    r"|every (?:night|evening)(?: of the week)?|nightly|any day(?: of the week)?"
+    r"|every (?:night|evening)(?: of the week)?|nightly|any (?:day|night|evening)(?: of the week)?"
 )
 EXCEPTED = r"\b(?:except|apart from|other than|but not|excluding)(?: on)?\s+"
 EXCEPT = rf",?\s*{EXCEPTED}"

@@ -751,7 +751,7 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
     if conflict := side_under_condition(clause, sided, settings):
         mine, match, sentence = conflict
         return ("polarity", f"says \"{mine}\" where the guide says \"{match}\" of the same case", sentence)
-    if widened := widened_claim(clause, pairs, settings):
+    if widened := widened_claim(clause, claim, pairs, settings):
         word, match, sentence = widened
         return ("polarity", f'says "{word}" where the guide says "{match}"', sentence)
     if beyond := beyond_exclusive(clause, close):
@@ -825,17 +825,21 @@ def closest_all_opposed(ranked: list[tuple[float, Clause, Said]], concept: str, 
     return None
 
 
-def widened_claim(clause: Clause, pairs: list[tuple[float, Clause, Said]], settings: ClaimSettings) -> tuple[str, str, Said] | None:
+def widened_claim(clause: Clause, claim: Said, pairs: list[tuple[float, Clause, Said]], settings: ClaimSettings) -> tuple[str, str, Said] | None:
     """A claim made of everything that the closest guide clause says of some ("every place takes cards" where the
-    guide says "most places take cards"; "never" where it says "rarely"), unless that sentence says "every" too."""
+    guide says "most places take cards"; "never" where it says "rarely"; "every train" where it says "the four
+    busiest arrivals"), unless that sentence says "every" too."""
     claimed = UNIVERSAL.search(clause.polarity.text)
     if claimed is None or PARTIAL.search(clause.polarity.text):
         return None
     score, closest, sentence = max(pairs, key=lambda p: p[0])
-    said = PARTIAL.search(closest.polarity.text)
+    partial = PARTIAL.search(closest.polarity.text)
+    # "the four busiest arrivals" are not every one (unless the claim counts too: "four buses a day, in every season")
+    counts = [] if any(v.kind == "count" for v in claim.values) else [v.text for v in closest.values if v.kind == "count"]
+    said = partial.group() if partial else counts[0] if counts else None
     if score < settings.align or said is None or UNIVERSAL.search(normalised(sentence.text)):  # "everything ..., and much of it"
         return None
-    return claimed.group(), said.group(), sentence
+    return claimed.group(), said, sentence
 
 
 INCLUSIVE = re.compile(r"\b([a-z]+) (?:as well as|along with|together with|in addition to|plus) ([a-z]+)\b")

@@ -315,6 +315,12 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # a percentage read as the proportion it is
         ("Is food cheaper away from the riverside in Brightwater?",
          "On Corry Lane the same food costs about 50% less than by the river [guide_brightwater.md].", "value", ['"50%"', '"a third"'], None),
+        # "every" where the guide gives a count of them
+        ("Is the campus far from Brightwater station?", "A shuttle meets every train at Brightwater station [guide_brightwater.md].",
+         "polarity", ['"every"', '"four"'], None),
+        # "any night of the week" is every day, where the guide gives three
+        ("Can I get dinner in Givens Mill?", "The Givens Mill pub will do you dinner any night of the week [guide_givens_mill.md].",
+         "value", ['"any night of the week"'], None),
         # "it's rare for" denies what follows, as "rarely" does
         ("When does the Kestrelford bakery sell out?", "It's rare for the Kestrelford bakery to sell out [guide_kestrelford.md].",
          "polarity", ["denies what the guide says"], None),
