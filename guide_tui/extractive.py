@@ -363,13 +363,14 @@ def qualifiers(question: str) -> frozenset[str]:
     """The words of a name after an article but its last: "train" in "a train station", "entry" in "the entry
     fee". Whether the thing exists is asked of the last word, not of these."""
     found: set[str] = set()
-    run: list[str] | None = None
-    for word in WORD.findall(question.lower()) + ["?"]:
-        if run is not None and word not in ARTICLES and (word not in QUESTION_WORDS or word in FILLER_IN_NAMES) and word != "?":
+    run: list[str] | None = None  # the words of the name being read, after its article
+    for word in WORD.findall(question.lower()):
+        if run is not None and word not in ARTICLES and (word not in QUESTION_WORDS or word in FILLER_IN_NAMES):
             run.append(word)
             continue
         found.update((run or [])[:-1])
         run = [] if word in ARTICLES else None
+    found.update((run or [])[:-1])
     return frozenset(found)
 
 
