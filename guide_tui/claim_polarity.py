@@ -21,7 +21,9 @@ NEGATORS = frozenset(
     " stopped ceased skip skips skipped bypass bypasses bypassed".split()
 )
 """Words that deny what follows them in their clause; so does any word ending in "n't"."""
-NEGATING_PHRASES = re.compile(r"\brather than\b|\binstead of\b|\brare (?:for|that)\b")
+RARE_DENYING = r" (?:for|that)\b"
+"""After "rare", what makes it deny what follows ("it's rare for ...") rather than take the infrequent side."""
+NEGATING_PHRASES = re.compile(rf"\brather than\b|\binstead of\b|\brare{RARE_DENYING}")
 """Phrases that deny what follows: "match Marchwood rather than village levels", "footpaths instead of pavements",
 "it's rare for tickets to sell out" (as "tickets rarely sell out"; "a rare arrangement" denies nothing)."""
 NOT_NEGATING = re.compile(
@@ -134,7 +136,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     ),
     "frequency": (
         r"\bfrequent(?:ly)?\b|\boften\b|\bregular(?:ly)?\b(?! (?:bus|buses|service|services|route|routes)\b)|\bcommon(?:ly)?\b",
-        r"\binfrequent(?:ly)?\b|\boccasional(?:ly)?\b|\brare\b(?! (?:for|that)\b)|\buncommon\b|\bsporadic(?:ally)?\b",
+        rf"\binfrequent(?:ly)?\b|\boccasional(?:ly)?\b|\brare\b(?!{RARE_DENYING})|\buncommon\b|\bsporadic(?:ally)?\b",
     ),
     "season": (r"\bpeak (?:season|time|times|months|weeks)\b|\bhigh season\b", r"\boff-peak\b|\blow season\b|\boff-season\b|\bout of season\b"),
     "temperature": (r"\bwarm(?:er|est)?\b|\bhot(?:ter|test)?\b|\bmild(?:er)?\b", r"\bcold(?:er|est)?\b|\bchilly\b|\bfreezing\b|\bbitter\b|\bharsh\b"),

@@ -834,9 +834,9 @@ def widened_claim(clause: Clause, claim: Said, pairs: list[tuple[float, Clause, 
         return None
     score, closest, sentence = max(pairs, key=lambda p: p[0])
     partial = PARTIAL.search(closest.polarity.text)
-    # "the four busiest arrivals" are not every one (unless the claim counts too: "four buses a day, in every season")
-    counts = [] if any(v.kind == "count" for v in claim.values) else [v.text for v in closest.values if v.kind == "count"]
-    said = partial.group() if partial else counts[0] if counts else None
+    said = partial.group() if partial else None
+    if said is None and not any(v.kind == "count" for v in claim.values):  # unless the claim counts too ("four buses a day, in every season")
+        said = next((v.text for v in closest.values if v.kind == "count"), None)  # "the four busiest arrivals" are not every one
     if score < settings.align or said is None or UNIVERSAL.search(normalised(sentence.text)):  # "everything ..., and much of it"
         return None
     return claimed.group(), said, sentence

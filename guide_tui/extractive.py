@@ -359,19 +359,26 @@ def passive_verb(question: str) -> str | None:
     return word if word in IRREGULAR_PARTICIPLES or (word.endswith("ed") and len(word) > 4) else None
 
 
+def article_runs(question: str) -> list[list[str]]:
+    """The runs of words that follow an article up to the next small word: "the entry fee for the fishing
+    museum" -> [entry, fee], [fishing, museum]."""
+    runs: list[list[str]] = []
+    run: list[str] | None = None  # the run being read
+    for word in WORD.findall(question.lower()):
+        if word in ARTICLES:
+            run = []
+            runs.append(run)
+        elif word in QUESTION_WORDS and word not in FILLER_IN_NAMES:
+            run = None
+        elif run is not None:
+            run.append(word)
+    return runs
+
+
 def qualifiers(question: str) -> frozenset[str]:
     """The words of a name after an article but its last: "train" in "a train station", "entry" in "the entry
     fee". Whether the thing exists is asked of the last word, not of these."""
-    found: set[str] = set()
-    run: list[str] | None = None  # the words of the name being read, after its article
-    for word in WORD.findall(question.lower()):
-        if run is not None and word not in ARTICLES and (word not in QUESTION_WORDS or word in FILLER_IN_NAMES):
-            run.append(word)
-            continue
-        found.update((run or [])[:-1])
-        run = [] if word in ARTICLES else None
-    found.update((run or [])[:-1])
-    return frozenset(found)
+    return frozenset(word for run in article_runs(question) for word in run[:-1])
 
 
 def named_things(question: str) -> set[str]:
@@ -380,15 +387,7 @@ def named_things(question: str) -> set[str]:
     These name what the question is about, where a verb or adjective ("looks grim", "goes dead")
     only says something about it."""
     named = {word.lower() for word in CAPITALISED.findall(question)[1:] if word != "I"}
-    inside = False
-    for word in WORD.findall(question.lower()):
-        if word in ARTICLES:
-            inside = True
-        elif word in QUESTION_WORDS and word not in FILLER_IN_NAMES:
-            inside = False
-        elif inside:
-            named.add(word)
-    return named
+    return named.union(*article_runs(question))
 
 
 def place_match(subject: Subject, sentence: Sentence) -> float:
