@@ -202,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
             flagged, reason = verdicts[record["id"]]
             right = flagged == (record["label"] == "unsupported")
             mark = "ok " if right else "BAD"
-            print(f"{mark} #{record['id']} {record['label'][:5]} {record['kind']}: {record['sentence']}")
+            hidden = "" if shown[record["id"]] else " (fact not shown)"
+            print(f"{mark} #{record['id']} {record['label'][:5]} {record['kind']}{hidden}: {record['sentence']}")
             if reason:
                 print(f"      {reason}")
     return 0

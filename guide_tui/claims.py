@@ -791,9 +791,9 @@ def side_under_condition(clause: Clause, sided: list[tuple[float, Clause, Said]]
 
 COMPARATIVE = re.compile(r"(?:er|\bmore|\bless|\bfewer|\bworse)$")
 """The side word of a comparison ("cheaper", "busier", "costs more", "worse")."""
-COMPARED_CASE = re.compile(r"\s*(?:when|if|on|in|at|during|outside|by|from|[a-z]+ing)\b")
-"""What follows "than" in a comparison of two cases ("than when bought on the day", "than buying on the day"), not of a
-thing or an expectation ("than the hotels", "than a map suggests")."""
+COMPARED_CASE = re.compile(r"\s*(?:(?:[a-z]+ed|bought|paid|sold|made|taken|kept)\s+)?(?:when|if|on|in|at|during|outside|by|from|[a-z]+ing)\b")
+"""What follows "than" in a comparison of two cases ("than when bought on the day", "than buying on the day", "than
+bought on the day"), not of a thing or an expectation ("than the hotels", "than a map suggests")."""
 
 
 def compared_cases(clause: Clause) -> list[Clause]:
