@@ -67,7 +67,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "allowed": (r"\ballowed\b|\bpermitted\b|\bwelcome\b", r"\bbanned\b|\bforbidden\b|\bprohibited\b|\bban\b"),
     "price": (
         r"\bcheap(?:er|est)?\b|\bcosts? (?:\w+ ){0,3}less\b|\bless expensive\b|\bleast expensive\b"
-        r"|\b(?:good|better) value\b|\binexpensive\b|\baffordable\b|\bbargain\b"
+        r"|\b(?:good|better|great|decent|fair|reasonable|excellent) value\b|\binexpensive\b|\baffordable\b|\bbargain\b"
         r"|\blow(?:er)?\b(?= (?:prices?|fares?|rates?))|\bprices? (?:\w+ ){0,2}(?:low|drop|fall|halve|go(?:es)? down|went down|come down)\b",
         r"\bexpensive\b|\bdear(?:er|est)?\b|\bpric(?:ey|ier|iest)\b|\bcostly\b|\boverpriced\b|\bcosts? (?:\w+ ){0,3}more\b"
         r"|\bmore expensive\b|\bhigh(?:er)? prices?\b|\bprices? (?:\w+ ){0,2}(?:high|rise|double|go(?:es)? up|went up|climb)\b"
@@ -95,7 +95,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "supply": (r"\bplentiful\b|\babundant\b|\beasy to find\b|\bplenty of (?:rooms|beds|space)\b", r"\bscarce\b|\bhard to find\b|\bin short supply\b"),
     "safe": (r"\bsafe(?:ly)?\b", r"\bdangerous\b|\bunsafe\b|\bhazardous\b|\brisky\b"),
     "good": (
-        r"\bgood\b|\bbest\b|\bfinest\b|\bexcellent\b|\bpleasant\b|\bnice\b|\bgreat\b|\bstrong\b|\breliable\b|\bdelicious\b"
+        r"\bgood\b|\bbest\b|\bfinest\b|\bexcellent\b|\bpleasant\b|\bnice\b|\bgreat\b|\bstrong\b|\breliable\b|\bdelicious\b|\bdecent\b|\bsuperb\b|\blovely\b"
         r"|\bbetter\b(?= (?:than|value|food|choice|option|bet)\b)",
         r"\bbad\b|\bpoor(?:ly)?\b|\bweak\b|\bpatchy\b|\bunreliable\b|\bunpleasant\b|\bunremarkable\b|\bawful\b|\bdispiriting\b"
         r"|\bworse\b|\bworst\b|\bdisappointing\b|\bmediocre\b|\bdull\b|\boverrated\b|\bunderwhelming\b|\bmissable\b",

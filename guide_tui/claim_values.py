@@ -56,6 +56,7 @@ HEDGED = re.compile(
     r"|(about|around|roughly|approximately|some|approx\.?|circa)\s*$|(?<![\w-])(?:under|less than|fewer than|up to)\s*$"
 )
 """Words that say an amount is not exact: a little under or over it, about it, or at most it ("under half an hour")."""
+BROAD_TIME = 180  # minutes: a part of the day longer than this ("morning", 5am to noon) names no hour
 APPROXIMATE = 0.1  # how far "about an hour" may be from the amount it rounds ("55 minutes")
 RATIO_ROUNDING = 0.02  # how far a proportion may be from the one it rounds ("33%" for "a third")
 
@@ -87,7 +88,8 @@ FREE = (
     r"|for nothing|without charge|(?:doesn't|does not|won't) cost (?:anything|a penny)"
 )
 CHARGED = (
-    r"\bmetered\b|\bexpensive\b|\bpricey\b|\bcostly\b|\boverpriced\b|\b(?:an? )?(?:small |entry |entrance |admission )?fee\b"
+    r"\bmetered\b|\bexpensive\b|\bpricey\b|\bcostly\b|\boverpriced\b|\b(?:an? )?(?:small |modest |nominal |entry |entrance |admission )*fee\b"
+    r"|\b(?:an? )?(?:(?:small|modest|nominal) (?:entry |entrance |admission )?|(?:entry|entrance|admission) )charge\b"
     r"|\bcharges? (?:for )?(?:entry|entrance|admission|visitors)\b|\bpay to (?:enter|get in|go in|visit|climb)\b|\bnot free\b"
 )
 ALL_YEAR = r"all year(?: round)?|year-round|year round|throughout the year|every month|all through the year|any time of (?:the )?year"
@@ -124,6 +126,7 @@ class Value:
     loose: bool = False  # a season in a claim: overlapping the evidence is enough
     hedge: str = ""  # "under" / "over" for "just under half an hour", "nearly an hour", "just over a mile"; "about"
     counted: str = ""  # for a count, the word after it: what it counts ("four pubs")
+    only: bool = False  # "only in summer", "only on Saturdays": these days or months and no others
 
     def comparable(self, other: Value) -> bool:
         """Can `other` state this value: the same kind, or for a bare count an amount with a unit ("another
@@ -134,7 +137,9 @@ class Value:
         """Does `other` (in the evidence) state this value (in the claim)?"""
         if self.kind != other.kind:  # a bare count read against an amount's number ("another twenty": "20 more minutes")
             return self.comparable(other) and any(abs(a - b) < 1e-6 for a in self.readings for b in written_numbers(other.text))
-        if self.kind in ("clock", "year"):
+        if self.kind == "clock":  # "starting at 8am" is not stated by "the Saturday morning market"
+            return any(overlaps(a, b) and not more_exact(a, b) for a in self.readings for b in other.readings)
+        if self.kind == "year":
             return any(overlaps(a, b) for a in self.readings for b in other.readings)
         if self.kind in ("day", "month"):
             mine, theirs = self.readings[0], other.readings[0]
@@ -144,6 +149,8 @@ class Value:
                 return mine == theirs
             if self.kind == "day" and mine == WEEKEND and theirs == WEEKEND_NIGHTS and "weekend" in self.text.lower():
                 return True  # "late at weekends" for "until midnight on Fridays and Saturdays"
+            if self.only and not theirs <= mine:  # "only in summer" where the guide says "all year round"
+                return False
             return bool(mine & theirs) if self.loose else mine <= theirs
         if self.hedge and self.kind in ("duration", "distance", "count"):  # "just under half an hour" is 25 minutes
             low, high = {"under": (1 - HEDGE, 1.0), "over": (1.0, 1 + HEDGE), "about": (1 - APPROXIMATE, 1 + APPROXIMATE)}[self.hedge]
@@ -160,6 +167,13 @@ class Value:
 def written_numbers(text: str) -> list[float]:
     """The numbers as written in a value's text: "20 more minutes" 20, "two to four miles" 2 and 4."""
     return [number(n) for n in re.findall(rf"(?<![\w.]){NUMBER}(?![\w.])", text.lower())]
+
+
+def more_exact(mine, theirs) -> bool:
+    """Is a claim's time of day exact where the guide's is a part of the day longer than BROAD_TIME?"""
+    if isinstance(mine, str) or isinstance(theirs, str):
+        return False
+    return mine[0] == mine[1] and theirs[1] - theirs[0] > BROAD_TIME
 
 
 def overlaps(a, b) -> bool:
@@ -393,7 +407,32 @@ def values_in(sentence: str) -> list[Value]:
             if values:
                 taken[start:end] = [True] * (end - start)
                 found.extend(values)
-    return with_exceptions([with_counted(hedged(v, lowered), lowered) for v in sorted(found, key=lambda v: v.start)])
+    read_values = [limited(outside(with_counted(hedged(v, lowered), lowered), lowered), lowered) for v in sorted(found, key=lambda v: v.start)]
+    return with_exceptions(read_values)
+
+
+ONLY_BEFORE = re.compile(r"\bonly\s+(?:(?:in|on|at|during|over|from|between)\s+)?(?:the\s+)?$")
+
+
+OUTSIDE_BEFORE = re.compile(r"\boutside\s+(?:of\s+)?(?:the\s+)?$")
+
+
+def outside(value: Value, lowered: str) -> Value:
+    """Months read as the rest of the year after "outside" ("outside July and August, prices are low")."""
+    before = max(0, value.start - 20)
+    said = OUTSIDE_BEFORE.search(lowered[before : value.start]) if value.kind == "month" else None
+    if not said:
+        return value
+    start = before + said.start()
+    text = lowered[start : value.start] + value.text
+    return replace(value, text=text, start=start, readings=(ALL_MONTHS - value.readings[0],), is_range=False, loose=False)
+
+
+def limited(value: Value, lowered: str) -> Value:
+    """Days or months marked `only` when "only" comes right before them ("but only in summer")."""
+    if value.kind in ("day", "month") and ONLY_BEFORE.search(lowered[max(0, value.start - 30) : value.start]):
+        return replace(value, only=True)
+    return value
 
 
 COUNTED = re.compile(rf"\s+(?:of (?:the|its|their|these|those) (?:{NUMBER} )?)?(?:[a-z]+ly\s+)?([^\W\d_][\w'-]*)")
@@ -414,6 +453,22 @@ def hedged(value: Value, lowered: str) -> Value:
     if said.group(3):
         return replace(value, hedge="about")
     return replace(value, hedge="over" if (said.group(1) or "") in ("over", "more than") else "under")
+
+
+REST = re.compile(r"\b(?:the )?rest of the (year|week)\b")
+
+
+def with_rest(values: list[Value], sentence: str) -> list[Value]:
+    """"important from May to September and unnecessary for the rest of the year": the months (or days) the
+    sentence has not named before it, as a value of their own (read in the guides' sentences, where it says
+    what the claim may name)."""
+    lowered, rest = sentence.replace("’", "'").lower(), []
+    for said in REST.finditer(lowered):
+        kind, every = ("month", ALL_MONTHS) if said.group(1) == "year" else ("day", ALL_DAYS)
+        named = [v.readings[0] for v in values if v.kind == kind and v.start < said.start()]
+        if named:
+            rest.append(Value(kind, said.group(), (every - frozenset().union(*named),), said.start()))
+    return sorted(values + rest, key=lambda v: v.start) if rest else values
 
 
 def with_exceptions(values: list[Value]) -> list[Value]:

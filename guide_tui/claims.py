@@ -37,8 +37,9 @@ from guide_tui.answers import REFUSAL, Citation
 from guide_tui.asked import DAY_AND_MONTH_NAMES
 from guide_tui.chunking import Chunk, sentences
 from guide_tui.claim_polarity import PARTIAL, SIDES, UNIVERSAL, UNORDERED, Polarity, is_negator, normalised, polarity
-from guide_tui.claim_values import ALL_DAYS, EXCEPTED, Value, values_in
+from guide_tui.claim_values import ALL_DAYS, EXCEPTED, Value, values_in, with_rest
 from guide_tui.embedding import Embedder
+from guide_tui.extractive import IRREGULAR_PARTICIPLES
 from guide_tui.retrieval import Hit, TownNames, place_guides, query_analyzer
 
 CITED_FILE = re.compile(r"[\w.-]+\.md\b")
@@ -66,7 +67,7 @@ FILLER = frozenset(
     plenty several lots altogether entirely completely fully totally fairly pretty
     until till while whilst ago centuries decades ages all every each any both some either apart besides
     rates rated describes described calls called lists listed mentions mentioned reckons recommends
-    up
+    up out sort sorts kind kinds
     """.split()
 )
 """Words a claim can add without adding a fact ("usually", "visitors", "you'll find", "the guide rates"), and "up"
@@ -342,7 +343,7 @@ def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, tow
     a sentence of one clause and no value lends it its vector). Town names are blanked once per
     sentence; a clause is a slice of its blanked sentence. The guides' sentences (`evidence`) also
     give the days their exclusive clauses deny."""
-    values = [values_in(text) for text in texts]
+    values = [with_rest(values_in(text), text) if evidence else values_in(text) for text in texts]
     pieces = [clauses_of(text, found) for text, found in zip(texts, values)]
     blanked = [masked(towns, text) for text in texts]
     to_embed = [canonical(blank, found) for blank, found in zip(blanked, values)]
@@ -371,9 +372,13 @@ def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, tow
 
 def continues(sentence: str, before: tuple[str, int], clause: tuple[str, int]) -> bool:
     """Does the clause go on with the one before it, after nothing but a comma ("nowhere within four miles,
-    in either direction, offers a room"), rather than start a statement of its own ("..., but it is")?"""
+    in either direction, offers a room"), rather than start a statement of its own ("..., but it is"; "no
+    public transport, its villages lie miles apart")?"""
     gap = sentence[before[1] + len(before[0]) : clause[1]]
-    return gap.strip() == "," and not re.match(r"(?:and|but|or|so|while|whereas|though|although|because|since|as|which|who)\b", clause[0].lower())
+    return gap.strip() == "," and not re.match(
+        r"(?:and|but|or|so|while|whereas|though|although|because|since|as|which|who|its|their|it|they|there|the|this|these|those)\b",
+        clause[0].lower(),
+    )
 
 
 def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, blank: str, carried: bool = False) -> Clause:
@@ -655,7 +660,7 @@ def value_problem(
         score = {id(s): closeness(clause, claim.vector, s) for s in related}
     else:  # "and closes at 5": about what the whole sentence is about
         score = {id(s): float(claim.vector @ s.vector) for s in related}
-    if problem := count_problem(value, related):
+    if problem := whole_of_part(value, clause, related) or count_problem(value, related):
         return problem
     margin = settings.value_margin if clause.free_words or clause.polarity.sides else 1.0  # "and not at all on Sundays" says nothing to rank by
     for kinds in (lambda v: v.kind == value.kind, value.comparable):  # a bare "15" is first a count, then "15 minutes"
@@ -679,6 +684,19 @@ def value_problem(
 @lru_cache(maxsize=1024)
 def heading_values(section: str) -> tuple[Value, ...]:
     return tuple(values_in(section))
+
+
+def whole_of_part(value: Value, clause: Clause, related: list[Said]) -> tuple[str, str, Said] | None:
+    """All of a set where the guide gives a part of it ("all four villages" where it says "three of the four villages")."""
+    if value.kind != "count" or not value.counted:
+        return None
+    counted = rf"{re.escape(value.text)}\s+{re.escape(value.counted)}\b"
+    if not re.search(rf"\b(?:all|each of|every one of)\s+(?:the\s+)?{counted}", clause.text, re.IGNORECASE):
+        return None
+    for sentence in related:
+        if part := re.search(rf"\b(?!(?:all|each|every one|both)\s)[\w-]+\s+of\s+(?:the|its|their)\s+{counted}", sentence.text, re.IGNORECASE):
+            return ("value", f'says "all {value.text} {value.counted}" where the guide says "{part.group()}"', sentence)
+    return None
 
 
 def count_problem(value: Value, related: list[Said]) -> tuple[str, str, Said] | None:
@@ -791,7 +809,7 @@ def side_under_condition(clause: Clause, sided: list[tuple[float, Clause, Said]]
 
 COMPARATIVE = re.compile(r"(?:er|\bmore|\bless|\bfewer|\bworse)$")
 """The side word of a comparison ("cheaper", "busier", "costs more", "worse")."""
-COMPARED_CASE = re.compile(r"\s*(?:(?:[a-z]+ed|bought|paid|sold|made|taken|kept)\s+)?(?:when|if|on|in|at|during|outside|by|from|[a-z]+ing)\b")
+COMPARED_CASE = re.compile(rf"\s*(?:(?:[a-z]+ed|{'|'.join(sorted(IRREGULAR_PARTICIPLES))})\s+)?(?:when|if|on|in|at|during|outside|by|from|[a-z]+ing)\b")
 """What follows "than" in a comparison of two cases ("than when bought on the day", "than buying on the day", "than
 bought on the day"), not of a thing or an expectation ("than the hotels", "than a map suggests")."""
 

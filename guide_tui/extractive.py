@@ -345,7 +345,7 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
 
 
 ARTICLES = frozenset("a an the any some my your its their this that these those one another".split())
-IRREGULAR_PARTICIPLES = frozenset("held sold built kept run found made seen shown given taken done put set paid".split())
+IRREGULAR_PARTICIPLES = frozenset("held sold bought built kept run found made seen shown given taken done put set paid".split())
 PASSIVE_END = re.compile(r"\b(?:is|are|was|were|be|been|being|get|gets|got)\b[^?.!,;]*?\b([a-z]+)\W*$", re.IGNORECASE)
 
 

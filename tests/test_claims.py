@@ -326,6 +326,23 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # "it's rare for" denies what follows, as "rarely" does
         ("When does the Kestrelford bakery sell out?", "It's rare for the Kestrelford bakery to sell out [guide_kestrelford.md].",
          "polarity", ["denies what the guide says"], None),
+        # all of a set the guide gives a part of
+        ("How long is the Corry Vale circuit?", "The Corry Vale walk links up all four villages [guide_corry_vale.md].",
+         "value", ['"all four villages"', '"three of the four villages"'], None),
+        # "only in summer" where the guide says all year round
+        ("Does the coast bus to Halden Bay run in winter?",
+         "Buses to Halden Bay run four times a day, though only in summer [guide_regional_transport.md].", "value", ['"summer"', '"all year round"'], None),
+        # the months a guide's "outside" leaves out
+        ("Are rooms cheap in Pellew Sands in summer?", "Rooms in Pellew Sands are cheap in July and August [guide_pellew_sands.md].",
+         "value", ['"July and August"', '"outside July and August"'], "Outside July and August, accommodation prices are low."),
+        # "decent" is a side of good / poor
+        ("Is the food good near Marchwood station?", "The food near Marchwood station is decent [guide_eating.md].",
+         "polarity", ['"decent"', '"poor"'], None),
+        # an exact hour where the guide gives only a part of the day
+        ("When is the Kestrelford market?", "Kestrelford's Saturday market opens at 9am [guide_kestrelford.md].", "value", ['"9am"'], None),
+        # a charge with no amount, where the guide gives none
+        ("Are the Thornby Wells gardens free?", "Entry to the Thornby Wells gardens carries a small charge [guide_thornby_wells.md].",
+         "value", ['"a small charge"'], None),
     ],
 )  # fmt: skip
 def test_each_failure_kind_is_flagged_with_its_reason_and_source(hits_for, bundled_index, question, claim, kind, said, source):
@@ -472,6 +489,13 @@ PARAPHRASES = [
      "It's rare for concert tickets to sell out in Thornby Wells [guide_thornby_wells.md]."),
     ("Are the footpaths in Corry Vale easy to follow?",
      "Corry Vale's footpaths form a dense network and they're well waymarked [guide_corry_vale.md]."),
+    # a guide clause after a comma with its own subject is not under the denial before it
+    ("Can I get around Corry Vale with a mobility scooter?",
+     "Corry Vale has no public transport and its villages lie two to four miles apart [guide_accessibility.md]."),
+    # "of any sort", "out to": no added detail
+    ("Is there a bus to Elder Ness?", "No public transport of any sort goes out to Elder Ness [guide_elder_ness.md]."),
+    # the months a guide's "the rest of the year" names
+    ("Do I need to book a room in Kestrelford?", "From October to April there's no need to book a room in Kestrelford [guide_kestrelford.md]."),
 ]
 
 
