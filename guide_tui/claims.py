@@ -210,8 +210,9 @@ COMPARED_WITH = re.compile(r"\b(?:like|than|unlike|compared (?:with|to)|as in)\s
 """Words before a town a claim only compares with ("priced like Marchwood", "cheaper than Brightwater")."""
 
 
-JOURNEY_END = re.compile(r"\b(?:from|to|into|towards?)\s+$")
-"""Words before a town a claim only travels from or to ("the drive from Brightwater", "the walk to Brightwater")."""
+JOURNEY_END = re.compile(r"\b(?:from|to|into|towards?)\s+$|\bnearest\b[\w\s'-]{0,40}?\b(?:in|at)\s+$")
+"""Words before a town a claim only travels from or to ("the drive from Brightwater", "the walk to Brightwater"), or
+names as where the nearest of something is ("the nearest full hospital is in Brightwater")."""
 
 
 def claim_places(towns: TownNames, text: str, journeys: bool = False) -> frozenset[str]:
@@ -219,7 +220,7 @@ def claim_places(towns: TownNames, text: str, journeys: bool = False) -> frozens
     it only travels from or to."""
     about = set()
     for start, _, town in town_spans(towns, text):
-        before = text[max(0, start - 20) : start]
+        before = text[max(0, start - 60) : start]
         if not COMPARED_WITH.search(before) and (journeys or not JOURNEY_END.search(before)):
             about.add(town)
     return frozenset(about)

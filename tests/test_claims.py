@@ -492,6 +492,9 @@ PARAPHRASES = [
     # a guide clause after a comma with its own subject is not under the denial before it
     ("Can I get around Corry Vale with a mobility scooter?",
      "Corry Vale has no public transport and its villages lie two to four miles apart [guide_accessibility.md]."),
+    # a town named as where the nearest of something is: the claim is still about the cited guide's town
+    ("Is there a hospital near Pellew Sands?",
+     "Phone signal is strong in the middle of town, and the nearest full hospital is in Brightwater [guide_pellew_sands.md]."),
     # "of any sort", "out to": no added detail
     ("Is there a bus to Elder Ness?", "No public transport of any sort goes out to Elder Ness [guide_elder_ness.md]."),
     # the months a guide's "the rest of the year" names
