@@ -138,7 +138,7 @@ class Value:
         if self.kind != other.kind:  # a bare count read against an amount's number ("another twenty": "20 more minutes")
             return self.comparable(other) and any(abs(a - b) < 1e-6 for a in self.readings for b in written_numbers(other.text))
         if self.kind == "clock":  # "starting at 8am" is not stated by "the Saturday morning market"
-            return any(overlaps(a, b) and not more_exact(a, b) for a in self.readings for b in other.readings)
+            return any(overlaps(a, b, parts_of_day=True) and not more_exact(a, b) for a in self.readings for b in other.readings)
         if self.kind == "year":
             return any(overlaps(a, b) for a in self.readings for b in other.readings)
         if self.kind in ("day", "month"):
@@ -176,9 +176,13 @@ def more_exact(mine, theirs) -> bool:
     return mine[0] == mine[1] and theirs[1] - theirs[0] > BROAD_TIME
 
 
-def overlaps(a, b) -> bool:
+def overlaps(a, b, parts_of_day: bool = False) -> bool:
+    """Do two readings (spans of minutes or years) share a moment? Two parts of the day that only touch do not
+    ("afternoon" and "morning" meet at noon); two spans of years that share a year do."""
     if isinstance(a, str) or isinstance(b, str):
         return a == b
+    if parts_of_day and a[0] < a[1] and b[0] < b[1]:
+        return a[0] < b[1] and b[0] < a[1]
     return a[0] <= b[1] and b[0] <= a[1]
 
 

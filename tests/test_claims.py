@@ -340,6 +340,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "polarity", ['"decent"', '"poor"'], None),
         # an exact hour where the guide gives only a part of the day
         ("When is the Kestrelford market?", "Kestrelford's Saturday market opens at 9am [guide_kestrelford.md].", "value", ['"9am"'], None),
+        # a part of the day that only meets the guide's at its edge ("afternoon" / "morning" at noon)
+        ("When is the Kestrelford market?", "The Kestrelford market is held on Saturday afternoons [guide_kestrelford.md].",
+         "value", ['"afternoons"', '"morning"'], None),
         # a charge with no amount, where the guide gives none
         ("Are the Thornby Wells gardens free?", "Entry to the Thornby Wells gardens carries a small charge [guide_thornby_wells.md].",
          "value", ['"a small charge"'], None),
