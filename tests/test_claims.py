@@ -343,6 +343,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # a part of the day that only meets the guide's at its edge ("afternoon" / "morning" at noon)
         ("When is the Kestrelford market?", "The Kestrelford market is held on Saturday afternoons [guide_kestrelford.md].",
          "value", ['"afternoons"', '"morning"'], None),
+        # the days a guide denies do not make the other days said: "no bus on Sundays" is not "every day but Sunday"
+        ("Is there a bus to Givens Mill?", "Buses to Givens Mill run four times a day, every day except Sunday [guide_givens_mill.md].",
+         "value", ['"every day except Sunday"'], None),
         # a charge with no amount, where the guide gives none
         ("Are the Thornby Wells gardens free?", "Entry to the Thornby Wells gardens carries a small charge [guide_thornby_wells.md].",
          "value", ['"a small charge"'], None),
@@ -498,6 +501,9 @@ PARAPHRASES = [
     # a town named as where the nearest of something is: the claim is still about the cited guide's town
     ("Is there a hospital near Pellew Sands?",
      "Phone signal is strong in the middle of town, and the nearest full hospital is in Brightwater [guide_pellew_sands.md]."),
+    # days denied that are exactly the days the guide leaves out ("not a weekend bus": "a weekday bus")
+    ("Can I walk from Brightwater to Givens Mill and get the bus back?",
+     "Don't count on a weekend bus back from Brightwater to Givens Mill; it has to be a weekday one [guide_walking.md]."),
     # "of any sort", "out to": no added detail
     ("Is there a bus to Elder Ness?", "No public transport of any sort goes out to Elder Ness [guide_elder_ness.md]."),
     # the months a guide's "the rest of the year" names
