@@ -292,6 +292,7 @@ class Clause:
     free_words: list[str]  # content words outside values, opposite-pair words and town names ("added" looks at these)
     denied_words: list[str]  # the content words a negator denies
     vector: np.ndarray
+    lead: str = ""  # the sentence before the clause: what "it" or "they" opening the clause stands for
 
 
 @dataclass(eq=False)
@@ -362,7 +363,7 @@ def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, tow
             mine = [v for v in found if start <= v.start < end]
             clause_vector = next(clause_vectors) if needed else vector
             carried = n > 0 and read_clauses[-1].polarity.negative and continues(text, clauses[n - 1], (clause, start))
-            read_clauses.append(read_clause(clause, start, mine, clause_vector, blank[start : start + len(clause)], carried))
+            read_clauses.append(replace(read_clause(clause, start, mine, clause_vector, blank[start : start + len(clause)], carried), lead=text[:start]))
         with_sentence_denial(read_clauses)
         if evidence:
             for clause in read_clauses:
@@ -766,7 +767,8 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
         carriers = [(score, c, s) for score, c, s in carriers if same_time(claim, s)]
         if opposed := closest_all_opposed(carriers, concept, sides, clause):
             match, sentence = opposed
-            return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\"", sentence)
+            turned = " of what it is compared with" if taken(match, concept, clause) != match.polarity.sides[concept] else ""
+            return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\"{turned}", sentence)
     if conflict := side_under_condition(clause, sided, settings):
         mine, match, sentence = conflict
         return ("polarity", f"says \"{mine}\" where the guide says \"{match}\" of the same case", sentence)
@@ -888,9 +890,15 @@ def taken(other: Clause, concept: str, clause: Clause) -> frozenset[int]:
     """The side another clause takes, as this clause would say it: "the bus costs more than a taxi" is
     "a taxi costs less than the bus"."""
     sides = other.polarity.sides[concept]
-    if concept in UNORDERED or not swapped(compared(clause.text), compared(other.text)):
+    if concept in UNORDERED or not swapped(compared(with_antecedent(clause)), compared(with_antecedent(other))):
         return sides
     return frozenset(-side for side in sides)
+
+
+def with_antecedent(clause: Clause) -> str:
+    """The clause, after the rest of its sentence before it when it opens with a pronoun ("if three share a
+    taxi, | it works out cheaper than the bus": "it" is the taxi)."""
+    return f"{clause.lead} {clause.text}" if re.match(r"(?:it|they|this|that|these|those)\b", clause.text.lower()) else clause.text
 
 
 def compared(text: str) -> tuple[set[str], set[str]] | None:

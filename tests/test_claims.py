@@ -346,6 +346,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # the days a guide denies do not make the other days said: "no bus on Sundays" is not "every day but Sunday"
         ("Is there a bus to Givens Mill?", "Buses to Givens Mill run four times a day, every day except Sunday [guide_givens_mill.md].",
          "value", ['"every day except Sunday"'], None),
+        # a comparison turned round, its subject named before a pronoun ("a taxi, | it costs more than the bus")
+        ("How do I get from Marchwood to the airport?", "If three of you share a taxi, it costs more than the airport bus [guide_marchwood.md].",
+         "polarity", ['"costs more" of what it is compared with'], None),
         # a charge with no amount, where the guide gives none
         ("Are the Thornby Wells gardens free?", "Entry to the Thornby Wells gardens carries a small charge [guide_thornby_wells.md].",
          "value", ['"a small charge"'], None),
@@ -504,6 +507,9 @@ PARAPHRASES = [
     # days denied that are exactly the days the guide leaves out ("not a weekend bus": "a weekday bus")
     ("Can I walk from Brightwater to Givens Mill and get the bus back?",
      "Don't count on a weekend bus back from Brightwater to Givens Mill; it has to be a weekday one [guide_walking.md]."),
+    # the same comparison from the other side, its subject named before a pronoun
+    ("How do I get from Marchwood to the airport?",
+     "If there are three of you, take a taxi: it costs less than the airport bus [guide_marchwood.md]."),
     # "of any sort", "out to": no added detail
     ("Is there a bus to Elder Ness?", "No public transport of any sort goes out to Elder Ness [guide_elder_ness.md]."),
     # the months a guide's "the rest of the year" names
