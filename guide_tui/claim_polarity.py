@@ -48,9 +48,10 @@ everywhere", "not always")."""
 ONLY = re.compile(
     r"\b(?:only|solely|exclusively)\b(?:\s+[a-z-]+){0,2}?\s+(?:in|on|at|from|between|during|for|to|until|till|by|when|if|after|before|outside)\b"
     r"|\b(?:except|apart from|other than|but for|save for)\b|\b[a-z]+ only[.!?]?$"
+    r"|\bonly\b(?:\s+[a-z-]+){0,2}?\s+(?:its|their|your|his|her) own\b"
 )
 """An exclusive clause says yes and no at once: "only allowed on two fields" is "banned everywhere else", "takes
-cards only" is "takes no cash",
+cards only" is "takes no cash", "only accepts its own tickets" is "accepts no other's",
 "nothing apart from the town routes" is "the town routes" (but "only advisory", limited to nothing, is
 "merely advisory")."""
 """Opposite pairs whose second side denies what follows it too: "closed on Mondays", "banned on the headland"."""
@@ -191,6 +192,8 @@ ANY_NEGATOR = re.compile(
 
 DETERMINERS = re.compile(r"\b(?:no|without)\b")
 """Negators that deny a thing ("no step-free route") rather than a statement ("is not step-free")."""
+LACK_AS_SUBJECT = re.compile(r"\bthe (lack|absence) of\b[^,;]*?(?=\s(?:is|are|was|were|isn't|aren't|wasn't|weren't)\b)")
+"""A denied thing that is the subject of its clause: what is said of it is not denied."""
 QUALIFIER = re.compile(r"\s(?:on|in|at|within|near|to|from|for|by|during|after|before|across|along|between|of|inside|outside|around|beyond)\b")
 """What ends a thing a determiner denies: "no lifeguard on the beach" denies the lifeguard, not the beach."""
 PREFIXES = (("non-", ""), ("non", ""), ("un", ""), ("in", "ible able ent ant ate ive ect ete"), ("im", "ible able ent ant ate ive ect ete"))
@@ -271,6 +274,8 @@ def polarity(clause: str) -> Polarity:
         qualifier = QUALIFIER.search(kept, m.end() + 1)
         if qualifier and WORD.search(kept[m.end() : qualifier.start()]):
             scope_ends[m.end()] = qualifier.start()
+    subjects = {m.end(1): m.end() for m in LACK_AS_SUBJECT.finditer(kept)}  # "the lack of beds | is not really a problem"
+    scope_ends.update(subjects)
     sides: dict[str, set[int]] = {}
     said: dict[str, str] = {}
     spans: list[tuple[int, int]] = []
@@ -279,7 +284,10 @@ def polarity(clause: str) -> Polarity:
     for concept in pairs_taken(text):
         for pattern, side in zip(SIDES[concept], (1, -1)):
             for match in pattern.finditer(text):
-                before = [n for n in negators if n <= match.start() and not qualifies(text, match, scope_ends.get(n))]
+                before = [
+                    n for n in negators
+                    if n <= match.start() and not qualifies(text, match, scope_ends.get(n)) and subjects.get(n, len(text)) > match.start()
+                ]
                 denied = len(before) % 2 == 1
                 if before:
                     flipping.add(before[-1])

@@ -67,7 +67,7 @@ FILLER = frozenset(
     plenty several lots altogether entirely completely fully totally fairly pretty
     until till while whilst ago centuries decades ages all every each any both some either apart besides
     rates rated describes described calls called lists listed mentions mentioned reckons recommends
-    up out sort sorts kind kinds
+    up out down sort sorts kind kinds want wants wanted own bet
     """.split()
 )
 """Words a claim can add without adding a fact ("usually", "visitors", "you'll find", "the guide rates"), and "up"

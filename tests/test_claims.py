@@ -510,6 +510,12 @@ PARAPHRASES = [
     # the same comparison from the other side, its subject named before a pronoun
     ("How do I get from Marchwood to the airport?",
      "If there are three of you, take a taxi: it costs less than the airport bus [guide_marchwood.md]."),
+    # "the lack of beds | is not really a problem": what is said of a denied subject is not denied
+    ("Can I stay overnight in Givens Mill?", "Givens Mill has no rooms of its own, but it's easy to stay in Brightwater instead [guide_givens_mill.md]."),
+    # "only ... its own" says yes and no at once, as "cards only" does
+    ("Can I use one bus ticket everywhere?", "Each bus operator only accepts its own tickets [guide_regional_transport.md]."),
+    # "want", "your best bet": no added detail
+    ("When is the beach at Pellew Sands quiet?", "If you want the sands without crowds, your best bet is June or September [guide_pellew_sands.md]."),
     # "of any sort", "out to": no added detail
     ("Is there a bus to Elder Ness?", "No public transport of any sort goes out to Elder Ness [guide_elder_ness.md]."),
     # the months a guide's "the rest of the year" names
