@@ -60,7 +60,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     # concept: (pattern of one side, pattern of the other); a clause takes a side, a negator flips it
     "open": (
         r"\bopen(?:s|ed)?\b(?!-air)|\breopens?\b|\bunlocked\b|\bkeeps? going\b|\bstays? open\b|\bcarries on\b|\baround the clock\b"
-        r"|\b24 hours\b|\ball hours\b",
+        r"|\b24 hours\b|\ball hours\b|\bin full swing\b|\bgoing strong\b",
         r"\bclos(?:es|ed|ing)\b|\bclose(?: (?:altogether|entirely|completely|fully|early|down))?(?= (?:on|at|by|for|in|from|until|till)\b)"
         r"|\bclose (?:early|down|completely|altogether|entirely)\b|\bshut(?:s|ting)?\b|\blocked\b"
         r"|\bshuts? down\b|\blimited (?:hours|times|opening hours)\b",

@@ -349,6 +349,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # a comparison turned round, its subject named before a pronoun ("a taxi, | it costs more than the bus")
         ("How do I get from Marchwood to the airport?", "If three of you share a taxi, it costs more than the airport bus [guide_marchwood.md].",
          "polarity", ['"costs more" of what it is compared with'], None),
+        # "going strong" / "in full swing" is a side of open / closed
+        ("Are coastal places open in November?", "In November the coast's businesses are all still going strong [guide_seasons.md].",
+         "polarity", ['"going strong"', '"close"'], None),
         # a charge with no amount, where the guide gives none
         ("Are the Thornby Wells gardens free?", "Entry to the Thornby Wells gardens carries a small charge [guide_thornby_wells.md].",
          "value", ['"a small charge"'], None),
