@@ -68,6 +68,8 @@ FILLER = frozenset(
     until till while whilst ago centuries decades ages all every each any both some either apart besides
     rates rated describes described calls called lists listed mentions mentioned reckons recommends
     up out down sort sorts kind kinds want wants wanted own bet
+    definitely certainly honestly unfortunately fortunately luckily sadly basically simply mind bear note noting
+    tip tips advice ideally recommend recommended suggest suggests
     """.split()
 )
 """Words a claim can add without adding a fact ("usually", "visitors", "you'll find", "the guide rates"), and "up"

@@ -517,6 +517,8 @@ PARAPHRASES = [
     ("Can I stay overnight in Givens Mill?", "Givens Mill has no rooms of its own, but it's easy to stay in Brightwater instead [guide_givens_mill.md]."),
     # "only ... its own" says yes and no at once, as "cards only" does
     ("Can I use one bus ticket everywhere?", "Each bus operator only accepts its own tickets [guide_regional_transport.md]."),
+    # a chatty model's asides ("bear in mind", "unfortunately", "definitely") are no added detail
+    ("When does the Kestrelford bakery sell out?", "Bear in mind that the Kestrelford bakery has usually sold out by 11am [guide_kestrelford.md]."),
     # "want", "your best bet": no added detail
     ("When is the beach at Pellew Sands quiet?", "If you want the sands without crowds, your best bet is June or September [guide_pellew_sands.md]."),
     # "of any sort", "out to": no added detail
