@@ -365,7 +365,7 @@ def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, tow
             mine = [v for v in found if start <= v.start < end]
             clause_vector = next(clause_vectors) if needed else vector
             carried = n > 0 and read_clauses[-1].polarity.negative and continues(text, clauses[n - 1], (clause, start))
-            read_clauses.append(replace(read_clause(clause, start, mine, clause_vector, blank[start : start + len(clause)], carried), lead=text[:start]))
+            read_clauses.append(read_clause(clause, start, mine, clause_vector, blank[start : start + len(clause)], carried, text[:start]))
         with_sentence_denial(read_clauses)
         if evidence:
             for clause in read_clauses:
@@ -385,9 +385,10 @@ def continues(sentence: str, before: tuple[str, int], clause: tuple[str, int]) -
     )
 
 
-def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, blank: str, carried: bool = False) -> Clause:
+def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, blank: str, carried: bool = False, lead: str = "") -> Clause:
     """One clause read; `blank` is the clause with its town names blanked out (their words are no content).
-    A clause `carried` on from a denying one, with no negator or side of its own, is denied whole."""
+    A clause `carried` on from a denying one, with no negator or side of its own, is denied whole; `lead` is the
+    sentence before the clause."""
     said = polarity(text)
     if carried and not said.denials and not said.sides:
         said = replace(said, denials=(0,), negative=True)
@@ -402,7 +403,7 @@ def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, 
             denied_words.append(token)
         if not any(a <= word.start() < b for a, b in skipped):
             free_words.append(token)
-    return Clause(text, values, said, free_words, denied_words, vector)
+    return Clause(text, values, said, free_words, denied_words, vector, lead)
 
 
 def denied(value: Value, said: Polarity) -> bool | None:
