@@ -412,14 +412,11 @@ def values_in(sentence: str) -> list[Value]:
             if values:
                 taken[start:end] = [True] * (end - start)
                 found.extend(values)
-    read_values = [limited(outside(with_counted(hedged(v, lowered), lowered), lowered), lowered) for v in sorted(found, key=lambda v: v.start)]
-    return with_exceptions(read_values)
-
-
-ONLY_BEFORE = re.compile(r"\bonly\s+(?:(?:in|on|at|during|over|from|between)\s+)?(?:the\s+)?$")
+    return with_exceptions([limited(outside(with_counted(hedged(v, lowered), lowered), lowered), lowered) for v in sorted(found, key=lambda v: v.start)])
 
 
 OUTSIDE_BEFORE = re.compile(r"\boutside\s+(?:of\s+)?(?:the\s+)?$")
+"""What turns the months after it into the rest of the year."""
 
 
 def outside(value: Value, lowered: str) -> Value:
@@ -431,6 +428,10 @@ def outside(value: Value, lowered: str) -> Value:
     start = before + said.start()
     text = lowered[start : value.start] + value.text
     return replace(value, text=text, start=start, readings=(ALL_MONTHS - value.readings[0],), is_range=False, loose=False)
+
+
+ONLY_BEFORE = re.compile(r"\bonly\s+(?:(?:in|on|at|during|over|from|between)\s+)?(?:the\s+)?$")
+"""What limits the days or months after it to themselves."""
 
 
 def limited(value: Value, lowered: str) -> Value:
@@ -461,6 +462,7 @@ def hedged(value: Value, lowered: str) -> Value:
 
 
 REST = re.compile(r"\b(?:the )?rest of the (year|week)\b")
+"""The months or days a sentence has not named: "the rest of the year"."""
 
 
 def with_rest(values: list[Value], sentence: str) -> list[Value]:

@@ -898,10 +898,13 @@ def taken(other: Clause, concept: str, clause: Clause) -> frozenset[int]:
     return frozenset(-side for side in sides)
 
 
+PRONOUN_OPENING = re.compile(r"(?:it|they|this|that|these|those)\b", re.IGNORECASE)
+
+
 def with_antecedent(clause: Clause) -> str:
     """The clause, after the rest of its sentence before it when it opens with a pronoun ("if three share a
     taxi, | it works out cheaper than the bus": "it" is the taxi)."""
-    return f"{clause.lead} {clause.text}" if re.match(r"(?:it|they|this|that|these|those)\b", clause.text.lower()) else clause.text
+    return f"{clause.lead} {clause.text}" if PRONOUN_OPENING.match(clause.text) else clause.text
 
 
 def compared(text: str) -> tuple[set[str], set[str]] | None:
