@@ -34,7 +34,7 @@ from functools import lru_cache
 import numpy as np
 
 from guide_tui.answers import REFUSAL, Citation
-from guide_tui.asked import DAY_AND_MONTH_NAMES
+from guide_tui.asked import DAY_AND_MONTH_NAMES, PAYMENT_MEANS
 from guide_tui.chunking import Chunk, sentences
 from guide_tui.claim_polarity import PARTIAL, SIDES, UNIVERSAL, UNORDERED, Polarity, is_negator, normalised, polarity
 from guide_tui.claim_values import ALL_DAYS, EXCEPTED, Value, values_in, with_rest
@@ -69,7 +69,7 @@ FILLER = frozenset(
     rates rated describes described calls called lists listed mentions mentioned reckons recommends
     up out down sort sorts kind kinds want wants wanted own bet
     definitely certainly honestly unfortunately fortunately luckily sadly basically simply mind bear note noting
-    tip tips advice ideally recommend recommended suggest suggests
+    tip tips advice ideally recommend recommended suggest suggests rest
     """.split()
 )
 """Words a claim can add without adding a fact ("usually", "visitors", "you'll find", "the guide rates"), and "up"
@@ -781,6 +781,9 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
     if beyond := beyond_exclusive(clause, close):
         extra, match, sentence = beyond
         return ("polarity", f'says "{extra}" too where the guide says only "{match.text}"', sentence)
+    if other := other_means_of_payment(clause, close):
+        means, match, sentence = other
+        return ("polarity", f'says "{means}" where the guide says "{match.text}"', sentence)
     if conflict := denial_conflict(clause, close):
         match, sentence = conflict
         verb = "denies what the guide says" if clause.polarity.negative else "says what the guide denies"
@@ -886,6 +889,22 @@ def beyond_exclusive(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[
             named = [w for w in joined if stem(w) in theirs]
             if len(named) == 1:
                 return next(w for w in joined if w not in named), other, sentence
+    return None
+
+
+PAYMENT = re.compile(rf"\b(?:{PAYMENT_MEANS})\b")
+
+
+def other_means_of_payment(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[str, Clause, Said] | None:
+    """A means of payment the claim names where a close guide clause allows only others ("takes cash" where
+    the guide says "accepts cards only")."""
+    mine = {m.rstrip("s") for m in PAYMENT.findall(normalised(clause.text))}
+    if clause.polarity.negative or not mine:
+        return None
+    for other, sentence in close:
+        theirs = {m.rstrip("s") for m in PAYMENT.findall(normalised(other.text))}
+        if other.polarity.exclusive and not other.polarity.negative and theirs and not mine & theirs:
+            return sorted(mine)[0], other, sentence
     return None
 
 

@@ -352,6 +352,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # "going strong" / "in full swing" is a side of open / closed
         ("Are coastal places open in November?", "In November the coast's businesses are all still going strong [guide_seasons.md].",
          "polarity", ['"going strong"', '"close"'], None),
+        # a means of payment where the guide allows only another
+        ("Can I pay cash for train tickets at Brightwater?", "The ticket machine on the Brightwater platform takes cash [guide_regional_transport.md].",
+         "polarity", ['"cash"', "cards only"], None),
         # a charge with no amount, where the guide gives none
         ("Are the Thornby Wells gardens free?", "Entry to the Thornby Wells gardens carries a small charge [guide_thornby_wells.md].",
          "value", ['"a small charge"'], None),
@@ -519,6 +522,8 @@ PARAPHRASES = [
     ("Can I use one bus ticket everywhere?", "Each bus operator only accepts its own tickets [guide_regional_transport.md]."),
     # a chatty model's asides ("bear in mind", "unfortunately", "definitely") are no added detail
     ("When does the Kestrelford bakery sell out?", "Bear in mind that the Kestrelford bakery has usually sold out by 11am [guide_kestrelford.md]."),
+    # "the rest of the town": no added detail
+    ("Is Halden Bay hilly?", "Only the harbour front is level; the rest of the town is on levels linked by stepped lanes [guide_halden_bay.md]."),
     # "want", "your best bet": no added detail
     ("When is the beach at Pellew Sands quiet?", "If you want the sands without crowds, your best bet is June or September [guide_pellew_sands.md]."),
     # "of any sort", "out to": no added detail
