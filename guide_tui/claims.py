@@ -665,7 +665,7 @@ def value_problem(
         score = {id(s): closeness(clause, claim.vector, s) for s in related}
     else:  # "and closes at 5": about what the whole sentence is about
         score = {id(s): float(claim.vector @ s.vector) for s in related}
-    if problem := whole_of_part(value, clause, related) or count_problem(value, related):
+    if problem := whole_of_part(value, clause, related) or count_problem(value, related) or ratio_turned_round(value, claim, related):
         return problem
     margin = settings.value_margin if clause.free_words or clause.polarity.sides else 1.0  # "and not at all on Sundays" says nothing to rank by
     for kinds in (lambda v: v.kind == value.kind, value.comparable):  # a bare "15" is first a count, then "15 minutes"
@@ -673,6 +673,8 @@ def value_problem(
         top = max((score[id(s)] for s in holders), default=0.0)
         if any(value.matches(v) for s in holders if score[id(s)] >= top - margin for v in s.values):
             return None
+    if any(turned_ratio(value, claim, s) for s in related):
+        return None
     best = max(related, key=lambda s: score[id(s)])
     if any(value.matches(v) for v in heading_values(best.chunk.section if best.chunk else "")):
         return None  # "## Summer, June to August" dates every sentence under it
@@ -689,6 +691,46 @@ def value_problem(
 @lru_cache(maxsize=1024)
 def heading_values(section: str) -> tuple[Value, ...]:
     return tuple(values_in(section))
+
+
+def turned_ratio(value: Value, claim: Said, sentence: Said) -> bool:
+    """A proportion said from the other side: "Fell Street charges half what the harbour front does" for the
+    guide's "the harbour front is double Fell Street" (the reciprocal, with the two things swapped round it)."""
+    if value.kind != "ratio":
+        return False
+    mine = sides_of(claim.text, value)
+    return any(
+        theirs.kind == "ratio" and any(abs(a * b - 1) < 0.05 for a in value.readings for b in theirs.readings)
+        and swapped(mine, sides_of(sentence.text, theirs))
+        for theirs in sentence.values
+    )
+
+
+def ratio_turned_round(value: Value, claim: Said, related: list[Said]) -> tuple[str, str, Said] | None:
+    """The guide's proportion with the two things swapped round it ("Fell Street is double the harbour front"
+    where the guide says "the harbour front is double Fell Street")."""
+    if value.kind != "ratio":
+        return None
+    mine = sides_of(claim.text, value)
+    for sentence in related:
+        for theirs in sentence.values:
+            if theirs.kind == "ratio" and value.matches(theirs) and swapped(mine, sides_of(sentence.text, theirs)):
+                return ("value", f'says "{value.text}" the other way round from the guide\'s "{theirs.text}"', sentence)
+    return None
+
+
+RATIO_OF = re.compile(r"\s+(?:what|those|the|as|of)\b")
+"""What follows a proportion that compares two things ("half what", "double those on", "50% of the")."""
+
+
+def sides_of(text: str, value: Value) -> tuple[set[str], set[str]] | None:
+    """The stems before and after a proportion comparing two things, each less those on both sides (None when
+    the proportion compares nothing: "the surviving half of the pier")."""
+    end = value.start + len(value.text)
+    if not RATIO_OF.match(text.lower(), end):
+        return None
+    a, b = (stems_of(WORD.findall(normalised(part))) for part in (text[: value.start], text[end:]))
+    return a - b, b - a
 
 
 def whole_of_part(value: Value, clause: Clause, related: list[Said]) -> tuple[str, str, Said] | None:

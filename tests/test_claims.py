@@ -355,6 +355,10 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # a means of payment where the guide allows only another
         ("Can I pay cash for train tickets at Brightwater?", "The ticket machine on the Brightwater platform takes cash [guide_regional_transport.md].",
          "polarity", ['"cash"', "cards only"], None),
+        # the guide's proportion with the two things swapped round it
+        ("Is Fell Street cheaper than the harbour front in Halden Bay?",
+         "Fell Street charges about double what the harbour front does for similar food [guide_halden_bay.md].",
+         "value", ['"double" the other way round'], None),
         # a charge with no amount, where the guide gives none
         ("Are the Thornby Wells gardens free?", "Entry to the Thornby Wells gardens carries a small charge [guide_thornby_wells.md].",
          "value", ['"a small charge"'], None),
@@ -522,6 +526,9 @@ PARAPHRASES = [
     ("Can I use one bus ticket everywhere?", "Each bus operator only accepts its own tickets [guide_regional_transport.md]."),
     # a chatty model's asides ("bear in mind", "unfortunately", "definitely") are no added detail
     ("When does the Kestrelford bakery sell out?", "Bear in mind that the Kestrelford bakery has usually sold out by 11am [guide_kestrelford.md]."),
+    # a proportion said from the other side: the reciprocal, with the two things swapped round it
+    ("Is Fell Street cheaper than the harbour front in Halden Bay?",
+     "Fell Street charges about half what the harbour front does for similar food [guide_halden_bay.md]."),
     # "the rest of the town": no added detail
     ("Is Halden Bay hilly?", "Only the harbour front is level; the rest of the town is on levels linked by stepped lanes [guide_halden_bay.md]."),
     # "want", "your best bet": no added detail
