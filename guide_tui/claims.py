@@ -673,7 +673,7 @@ def value_problem(
         top = max((score[id(s)] for s in holders), default=0.0)
         if any(value.matches(v) for s in holders if score[id(s)] >= top - margin for v in s.values):
             return None
-    if any(turned_ratio(value, claim, s) for s in related):
+    if turned_ratio(value, claim, related):
         return None
     best = max(related, key=lambda s: score[id(s)])
     if any(value.matches(v) for v in heading_values(best.chunk.section if best.chunk else "")):
@@ -693,29 +693,26 @@ def heading_values(section: str) -> tuple[Value, ...]:
     return tuple(values_in(section))
 
 
-def turned_ratio(value: Value, claim: Said, sentence: Said) -> bool:
+def swapped_ratios(value: Value, claim: Said, related: list[Said]) -> list[tuple[Value, Said]]:
+    """The guide's proportions, with their sentences, that compare the claim's two things the other way round."""
+    if value.kind != "ratio":
+        return []
+    mine = sides_of(claim.text, value)
+    return [(theirs, s) for s in related for theirs in s.values if theirs.kind == "ratio" and swapped(mine, sides_of(s.text, theirs))]
+
+
+def turned_ratio(value: Value, claim: Said, related: list[Said]) -> bool:
     """A proportion said from the other side: "Fell Street charges half what the harbour front does" for the
     guide's "the harbour front is double Fell Street" (the reciprocal, with the two things swapped round it)."""
-    if value.kind != "ratio":
-        return False
-    mine = sides_of(claim.text, value)
-    return any(
-        theirs.kind == "ratio" and any(abs(a * b - 1) < 0.05 for a in value.readings for b in theirs.readings)
-        and swapped(mine, sides_of(sentence.text, theirs))
-        for theirs in sentence.values
-    )
+    return any(abs(a * b - 1) < 0.05 for theirs, _ in swapped_ratios(value, claim, related) for a in value.readings for b in theirs.readings)
 
 
 def ratio_turned_round(value: Value, claim: Said, related: list[Said]) -> tuple[str, str, Said] | None:
     """The guide's proportion with the two things swapped round it ("Fell Street is double the harbour front"
     where the guide says "the harbour front is double Fell Street")."""
-    if value.kind != "ratio":
-        return None
-    mine = sides_of(claim.text, value)
-    for sentence in related:
-        for theirs in sentence.values:
-            if theirs.kind == "ratio" and value.matches(theirs) and swapped(mine, sides_of(sentence.text, theirs)):
-                return ("value", f'says "{value.text}" the other way round from the guide\'s "{theirs.text}"', sentence)
+    for theirs, sentence in swapped_ratios(value, claim, related):
+        if value.matches(theirs):
+            return ("value", f'says "{value.text}" the other way round from the guide\'s "{theirs.text}"', sentence)
     return None
 
 
@@ -729,8 +726,7 @@ def sides_of(text: str, value: Value) -> tuple[set[str], set[str]] | None:
     end = value.start + len(value.text)
     if not RATIO_OF.match(text.lower(), end):
         return None
-    a, b = (stems_of(WORD.findall(normalised(part))) for part in (text[: value.start], text[end:]))
-    return a - b, b - a
+    return either_side(text[: value.start], text[end:])
 
 
 def whole_of_part(value: Value, clause: Clause, related: list[Said]) -> tuple[str, str, Said] | None:
@@ -971,9 +967,12 @@ def with_antecedent(clause: Clause) -> str:
 def compared(text: str) -> tuple[set[str], set[str]] | None:
     """The stems on either side of "than" in a comparison, each less those on both sides."""
     before, than, after = normalised(text).partition(" than ")
-    if not than:
-        return None
-    a, b = (stems_of(WORD.findall(part)) for part in (before, after))
+    return either_side(before, after) if than else None
+
+
+def either_side(before: str, after: str) -> tuple[set[str], set[str]]:
+    """The stems of the text before and after a pivot, each less those on both sides."""
+    a, b = (stems_of(WORD.findall(normalised(part))) for part in (before, after))
     return a - b, b - a
 
 
