@@ -468,6 +468,8 @@ def read_chunks(chunks: list[Chunk], guides: Guides, embedder: Embedder) -> dict
     """Each chunk's sentences read: those not read before in one batch, a text held by several
     guides (the shared "Practical notes") once, each copy with its own guide's town."""
     missing = list(dict.fromkeys(c for c in chunks if (c, guides, embedder) not in READ_CHUNKS))
+    if not missing:
+        return {chunk: READ_CHUNKS[chunk, guides, embedder] for chunk in chunks}
     if len(READ_CHUNKS) + len(missing) > MAX_READ_CHUNKS:
         READ_CHUNKS.clear()
     firsts = list({chunk.body: chunk for chunk in reversed(missing)}.values())
@@ -486,6 +488,12 @@ def read_chunks(chunks: list[Chunk], guides: Guides, embedder: Embedder) -> dict
             Said(said.text, where, said.clauses, said.vector, chunk) for said, where in zip(by_body[chunk.body], sentences_of[chunk][1])
         ]
     return {chunk: READ_CHUNKS[chunk, guides, embedder] for chunk in chunks}
+
+
+def read_index(chunks: list[Chunk], embedder: Embedder) -> None:
+    """Read every chunk of an index ahead of the first answer (the app does it while the index loads), so that
+    checking an answer reads only the answer's own sentences."""
+    read_chunks(list(chunks), guides_of(tuple(chunks)), embedder)
 
 
 @lru_cache(maxsize=256)

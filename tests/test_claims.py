@@ -594,3 +594,18 @@ def test_a_number_whose_unit_is_left_to_the_reader_is_still_compared(hits_for, b
     claim = "From Brightwater you drive thirty-five minutes on a good road and then another forty on a poor one [guide_corry_vale.md]."
     (flag,) = check_claims(claim, hits_for(question), bundled_index.embedder, chunks=bundled_index.chunks).flags
     assert flag.kind == "value" and "forty" in flag.reason
+
+
+def test_loading_the_app_reads_the_guides_so_checking_an_answer_reads_only_its_own_sentences(retriever, hits_for, monkeypatch):
+    from guide_tui import claims
+    from guide_tui.tui.background import warm_up
+
+    claims.READ_CHUNKS.clear()
+    warm_up(retriever)
+    reads = []
+    real_read = claims.read
+    monkeypatch.setattr(claims, "read", lambda texts, *rest, **options: reads.append(options.get("evidence", False)) or real_read(texts, *rest, **options))
+    answer = "Marchwood's trams run until midnight [guide_marchwood.md]."
+    check = check_claims(answer, hits_for("How late do the Marchwood trams run?"), retriever.index.embedder, chunks=retriever.index.chunks)
+    assert check.unsupported == []
+    assert reads == [False]  # the answer's sentences; no guide chunk is read again
