@@ -477,6 +477,11 @@ def coverage(subject: Subject, sentence: Sentence, facts: Analysed) -> np.ndarra
     return result
 
 
+def shares_a_word(subject: Subject, sentence: Sentence, facts: Analysed) -> bool:
+    """The sentence has one of the subject words, by stem or root (word vectors and kinds of value aside)."""
+    return any(facts.stem(word) in sentence.stems or same_root(word, sentence) for word in subject.words)
+
+
 def same_root(word: str, sentence: Sentence) -> bool:
     """A word of the sentence begins or ends with this one, or this one with it ("walk"/"walkers",
     "mill"/"watermill"): stemming keeps these apart. Both need ROOT_LETTERS letters or more."""
@@ -669,7 +674,10 @@ def list_quotes(ranked: list[Candidate]) -> list[Candidate]:
 
 def completion(subject: Subject, best: Candidate, facts: Analysed, teacher: dict[int, float] | None) -> list[Candidate]:
     """A nearby sentence of the same chunk giving the kind of answer the best one lacks ("the coastal
-    path is closed in high wind" needs the sentence before it to say which coastal path)."""
+    path is closed in high wind" needs the sentence before it to say which coastal path), and about what
+    is asked: it shares a word with the question, or the teacher finds it nearly as close (FILL_MARGIN).
+    A neighbour about something else ("the harbour at 6am", beside the museum asked about) gives a value
+    of the kind, not the answer."""
     if best.kinds_found == 1.0:
         return []
     rows = facts.rows_of(best.sentence.chunk)
@@ -678,7 +686,8 @@ def completion(subject: Subject, best: Candidate, facts: Analysed, teacher: dict
         for n in (at - distance, at + distance):
             if 0 <= n < len(rows):
                 sentence = facts.sentences[rows[n]]
-                if kinds_found(subject, [sentence, best.sentence], facts) > best.kinds_found and facts.about(subject.towns, sentence):
+                if (kinds_found(subject, [sentence, best.sentence], facts) > best.kinds_found and facts.about(subject.towns, sentence)
+                        and (shares_a_word(subject, sentence, facts) or teacher is None or teacher[rows[n]] >= best.teacher - FILL_MARGIN)):
                     covered = coverage(subject, sentence, facts)
                     similarity = float(facts.sentence_vectors[rows[n]] @ subject.vector)
                     return [Candidate(best.hit, sentence, rows[n], True, subject.share(covered),

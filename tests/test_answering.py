@@ -128,6 +128,7 @@ def test_another_towns_sentence_is_a_rival_only_when_the_teacher_finds_it_as_clo
         "What are the names of the two riverside hotels in Brightwater?",  # "on Corry Lane" names a street, not a hotel
         "Are there lifeguards on the beach at Pellew Sands?",
         "What is the largest village in Corry Vale called?",  # "From Brightwater, the drive..." names a town, not the village
+        "how many steps up the kestrelford church tower",  # the next sentence's "six miles" is about the trackbed walk
     ],
 )
 def test_near_misses_are_refused_by_the_answerability_check(retriever, question) -> None:
