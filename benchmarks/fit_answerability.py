@@ -4,7 +4,9 @@ Fitting data: the project's own questions (guide_tui/questions.toml and benchmar
 answered from the bundled index) plus one half of each set written blind: the dev set
 (../shared/eval/dev_questions.jsonl, answered from an index of the original guides), the hard set
 (benchmarks/data/hard_questions.jsonl: mostly questions the guides do not answer) and the varied set
-(benchmarks/data/varied_questions.jsonl: every kind, in many travellers' registers), both bundled index. The
+(benchmarks/data/varied_questions.jsonl: every kind, in many travellers' registers), both bundled index, and the
+plain set (benchmarks/data/plain_questions.jsonl: lists and questions the guides do not answer, about the original
+guides, so answered from their index). The
 other halves are never looked at while fitting: they are answered end to end with the fitted model and
 reported by kind. Both directions are run (odd ids fit / even ids report, and the reverse); the shipped
 model is the one fitted on the odd halves.
@@ -38,6 +40,7 @@ ORIGINALS = SHARED / "corpora" / "city_guides"
 OWN = ROOT / "benchmarks" / "data" / "own_questions.jsonl"
 HARD = ROOT / "benchmarks" / "data" / "hard_questions.jsonl"
 VARIED = ROOT / "benchmarks" / "data" / "varied_questions.jsonl"
+PLAIN = ROOT / "benchmarks" / "data" / "plain_questions.jsonl"
 L2 = 1.0
 ANSWERED_UNANSWERABLE_COST = 1.0  # an unanswerable part answered costs this many wrongly refused answerable ones
 
@@ -98,6 +101,7 @@ def main() -> None:
         "dev": (original, load_traveller_questions(DEV)),
         "hard": (bundled, load_traveller_questions(HARD)),
         "varied": (bundled, load_traveller_questions(VARIED)),
+        "plain": (original, load_traveller_questions(PLAIN)),
     }
     halves = {
         (name, half): [q for q in questions if q.number % 2 == (half == "odd")]
