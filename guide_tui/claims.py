@@ -490,12 +490,6 @@ def read_chunks(chunks: list[Chunk], guides: Guides, embedder: Embedder) -> dict
     return {chunk: READ_CHUNKS[chunk, guides, embedder] for chunk in chunks}
 
 
-def read_index(chunks: list[Chunk], embedder: Embedder) -> None:
-    """Read every chunk of an index ahead of the first answer (the app does it while the index loads), so that
-    checking an answer reads only the answer's own sentences."""
-    read_chunks(list(chunks), guides_of(tuple(chunks)), embedder)
-
-
 @lru_cache(maxsize=256)
 def chunk_words(chunk: Chunk) -> frozenset[str]:
     """Every word of the chunk, title, heading and file name included ("the accessibility guide"), and its stem."""
@@ -1086,6 +1080,24 @@ def names_in(sentence: str, names: frozenset[str]) -> list[str]:
 # ---------------------------------------------------------------- the whole answer
 
 
+def holders(shown: list[Chunk], guides: Guides) -> dict[str, list[Chunk]]:
+    """Per guide file, the shown chunks it holds: its own, or another guide's copy of a shared text."""
+    holder: dict[str, list[Chunk]] = {}
+    for chunk in shown:
+        for copy in guides.copies(chunk):
+            if copy not in holder.setdefault(copy.file, []):
+                holder[copy.file].append(copy)
+    return holder
+
+
+def read_evidence(hits: list[Hit], embedder: Embedder, chunks: list[Chunk] | None = None) -> None:
+    """Read the chunks an answer will be checked against ahead of the check (the Ollama answerer does it
+    while the model writes), so the check itself reads only the answer's sentences."""
+    guides = guides_of(tuple(chunks if chunks is not None else [h.chunk for h in hits]))
+    holder = holders([hit.chunk for hit in hits], guides)
+    read_chunks([copy for pool in holder.values() for copy in pool], guides, embedder)
+
+
 def check_claims(
     answer_text: str,
     hits: list[Hit],
@@ -1101,18 +1113,14 @@ def check_claims(
     if is_refusal(answer_text):
         return ClaimCheck(refused=True)
     shown = list({hit.chunk.chunk_id: hit.chunk for hit in hits}.values())
-    holder: dict[str, list[Chunk]] = {}  # cited file -> its chunks the model saw (itself, or another guide's copy)
-    for chunk in shown:
-        for copy in guides.copies(chunk):
-            if copy not in holder.setdefault(copy.file, []):
-                holder[copy.file].append(copy)
+    holder = holders(shown, guides)
     invented = [f for f in cited_files(answer_text) if f not in holder]
     claims = answer_sentences(answer_text)
     if not claims:
         text = answer_text.strip()
         return ClaimCheck(False, [Flag(text, "unrelated", "no sentence to check")] if text else [], invented)
     plains = [without_citations(c) for c in claims]
-    read_chunks([copy for pool in holder.values() for copy in pool], guides, embedder)  # one batch for the whole answer
+    read_chunks([copy for pool in holder.values() for copy in pool], guides, embedder)  # one batch (none if read_evidence ran)
     read_claims = read(plains, [claim_places(guides.towns, p) for p in plains], embedder, guides.towns)
 
     check = ClaimCheck(False, invented_citations=invented)

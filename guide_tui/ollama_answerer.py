@@ -24,7 +24,7 @@ import pydantic
 
 from guide_tui.answers import REFUSAL, Citation, OnText
 from guide_tui.chunking import Chunk
-from guide_tui.claims import Flag, answer_sentences, check_claims, citations_of
+from guide_tui.claims import Flag, answer_sentences, check_claims, citations_of, read_evidence
 from guide_tui.embedding import Embedder
 from guide_tui.errors import GenerationStopped, OllamaUnavailable
 from guide_tui.grounding import Grounding, ground
@@ -219,7 +219,10 @@ def generate(
     if not hits:
         raise ValueError("generate needs at least one chunk within the cutoff; refuse before calling it")
     model = resolve_model(model)
+    reading = threading.Thread(target=read_evidence, args=(hits, embedder, chunks), name="guide-tui evidence", daemon=True)
+    reading.start()  # the guides the answer is checked against are read while the model writes
     text = stream_chat(build_prompt(retrieval, question), model, host, timeouts or Timeouts.from_env(), on_text, stop)
+    reading.join()
     check = check_claims(text, hits, embedder, chunks=chunks)
     if check.refused:
         return GeneratedAnswer(REFUSAL, True, model)

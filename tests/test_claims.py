@@ -596,16 +596,16 @@ def test_a_number_whose_unit_is_left_to_the_reader_is_still_compared(hits_for, b
     assert flag.kind == "value" and "forty" in flag.reason
 
 
-def test_loading_the_app_reads_the_guides_so_checking_an_answer_reads_only_its_own_sentences(retriever, hits_for, monkeypatch):
+def test_evidence_read_while_the_model_writes_leaves_the_check_only_the_answers_sentences(retriever, hits_for, monkeypatch):
     from guide_tui import claims
-    from guide_tui.tui.background import warm_up
 
     claims.READ_CHUNKS.clear()
-    warm_up(retriever)
+    hits = hits_for("How late do the Marchwood trams run?")
+    claims.read_evidence(hits, retriever.index.embedder, retriever.index.chunks)
     reads = []
     real_read = claims.read
     monkeypatch.setattr(claims, "read", lambda texts, *rest, **options: reads.append(options.get("evidence", False)) or real_read(texts, *rest, **options))
     answer = "Marchwood's trams run until midnight [guide_marchwood.md]."
-    check = check_claims(answer, hits_for("How late do the Marchwood trams run?"), retriever.index.embedder, chunks=retriever.index.chunks)
+    check = check_claims(answer, hits, retriever.index.embedder, chunks=retriever.index.chunks)
     assert check.unsupported == []
     assert reads == [False]  # the answer's sentences; no guide chunk is read again

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from guide_tui.answering import answer_question
 from guide_tui.answers import Answer
-from guide_tui.claims import read_index
 from guide_tui.indexes import IndexLoadError, check_built_from, load_index, rebuild_hint, require_cutoff
 from guide_tui.retrieval import Retrieval, Retriever
 from guide_tui.settings import RetrievalSettings
@@ -61,11 +60,9 @@ WARM_UP_QUESTION = "When does the Kestrelford bakery sell out?"
 
 def warm_up(retriever: Retriever) -> None:
     """One retrieval and one extractive answer while the index loads, so the first real question
-    does not pay the one-time costs (caches, first calls into the libraries) between Enter and the table,
-    and the guides read for the claim check, so a model's answer is checked at once."""
+    does not pay the one-time costs (caches, first calls into the libraries) between Enter and the table."""
     try:
         answer_question(retriever, WARM_UP_QUESTION, generator="extractive")
-        read_index(retriever.index.chunks, retriever.index.embedder)
     except Exception:  # noqa: BLE001 - a real question meets the same fault and says so on screen
         pass
 
