@@ -406,12 +406,14 @@ STREET_WORDS = frozenset("street streets road roads lane lanes terrace square av
 
 def names_places(text: str, subject: Subject, facts: Analysed, towns_count: bool = True) -> bool:
     """A place name the question did not give: a town (unless not `towns_count`), or a capitalised word
-    after the first (not a month or day), e.g. "Verrill Street", "Marchwood is where..."."""
+    after the first (not a month or day), e.g. "Verrill Street", "Marchwood is where..."; not a word of the
+    question ("the restaurants on Pump Street" names no restaurant)."""
     plain = text.replace("*", "")
     names = CAPITALISED.findall(plain)
     first = plain.split(" ", 1)[0].strip("\"'(")
     return any(
         (name != first or name in facts.town_words) and name not in NOT_PLACES and not any(name in t for t in subject.towns)
+        and name.lower() not in subject.words
         and (towns_count or name not in facts.town_words)
         for name in names
     )

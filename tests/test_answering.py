@@ -129,6 +129,7 @@ def test_another_towns_sentence_is_a_rival_only_when_the_teacher_finds_it_as_clo
         "Are there lifeguards on the beach at Pellew Sands?",
         "What is the largest village in Corry Vale called?",  # "From Brightwater, the drive..." names a town, not the village
         "how many steps up the kestrelford church tower",  # the next sentence's "six miles" is about the trackbed walk
+        "What are the good places on Pump Street in Thornby Wells called?",  # the street the question gives names no place
     ],
 )
 def test_near_misses_are_refused_by_the_answerability_check(retriever, question) -> None:
