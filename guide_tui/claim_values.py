@@ -408,11 +408,16 @@ def values_in(sentence: str) -> list[Value]:
                 continue
             if kind == "clock" and match.group(0) == "all day" and closes_whole_day(lowered, start, end):
                 continue
+            if kind == "duration" and match.group(0).startswith("one ") and THE_BEFORE.search(lowered[max(0, start - 8) : start]):
+                continue  # "the one day of the week it is closed": the only day, not a day long
             values = read(kind, match.group(0), sentence[start:end].strip(), start)
             if values:
                 taken[start:end] = [True] * (end - start)
                 found.extend(values)
     return with_exceptions([limited(outside(with_counted(hedged(v, lowered), lowered), lowered), lowered) for v in sorted(found, key=lambda v: v.start)])
+
+
+THE_BEFORE = re.compile(r"\bthe\s+$")
 
 
 OUTSIDE_BEFORE = re.compile(r"\boutside\s+(?:of\s+)?(?:the\s+)?$")

@@ -266,3 +266,8 @@ def test_a_clause_takes_a_side_of_an_opposite_pair(clause, concept, sides):
 )
 def test_words_that_only_look_like_a_side_take_none(clause, concept):
     assert concept not in polarity(clause).sides
+
+
+def test_the_one_day_is_the_only_day_not_a_day_long():
+    assert [(v.kind, v.text) for v in values_in("Tuesday is the one day of the week it's closed")] == [("day", "Tuesday")]
+    assert [(v.kind, v.text) for v in values_in("The walk takes one day")] == [("duration", "one day")]
