@@ -243,6 +243,8 @@ def test_denials_are_read_from_the_negators(clause, negative):
         ("heading southwards along the cliffs", "direction", {-1}),
         ("the covered market", "indoors", {1}),
         ("an open-air market", "indoors", {-1}),
+        ("closed for two hours either side of low water", "tide", {1}),
+        ("closed for two hours before and after high water", "tide", {-1}),
     ],
 )
 def test_a_clause_takes_a_side_of_an_opposite_pair(clause, concept, sides):
