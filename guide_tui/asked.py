@@ -46,7 +46,7 @@ FOUND = {
     "day": _pattern(rf"\b{WEEKDAYS}\b|\bweekdays?\b|\bweekends?\b|\bevery day\b|\bdays a week\b|\bdays of the week\b"),
     "month": _pattern(rf"\b(?:{MONTHS}|spring|summer|autumn|winter|easter|midsummer|year-round|all year)\b"),
     "year": _pattern(r"\b1\d{3}s?\b|\b20\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)[ -]century\b"),
-    "number": _pattern(rf"\d|\b(?:{'|'.join(COUNT_WORDS)}|thousand|dozen|half|double|twice|third)\b"),
+    "number": _pattern(rf"\d|\b(?:{'|'.join(COUNT_WORDS)}|thousand|dozen|half|double|twice|third|halv(?:e|es|ed|ing)|doubl(?:es|ed|ing))\b"),
     "price": _pattern(
         r"£\s?\d|(?<![\w-])free\b|\bcosts?\b|\bcosts? nothing\b|\bcheap\w*|\bexpensive\b|\bprices?\b|\bcharges?\b|\bfares?\b"
         r"|\boverpriced\b"

@@ -228,6 +228,14 @@ def test_how_many_is_given_by_a_count_not_by_a_price_a_time_or_a_year(retriever)
     assert gives("number", population, subject, facts)
 
 
+def test_how_much_cheaper_is_given_by_a_proportion_said_with_a_verb() -> None:
+    from guide_tui.asked import FOUND
+
+    assert FOUND["number"].search("Prices roughly halve outside July and August.")  # "how much cheaper": by half
+    assert FOUND["number"].search("Conference weeks double the prices.")
+    assert not FOUND["number"].search("Prices rise in August.")
+
+
 @pytest.mark.parametrize(
     ("question", "words"),
     [
