@@ -154,7 +154,11 @@ for _kind, _words in KIND_WORDS.items():
 
 
 def asked_kinds(question: str) -> list[tuple[str, ...]]:
-    """The kinds of answer the question asks for, one group per cue ("when" -> a time, day, month or year)."""
+    """The kinds of answer the question asks for, one group per cue ("when" -> a time, day, month or year), read from
+    its questions, not from a statement before them ("Harbour prices are mad. Where else can I eat?" asks no price)."""
+    sentences = re.split(r"(?<=[.!?])\s+", question.strip())
+    if any(sentence.endswith("?") for sentence in sentences):
+        question = " ".join(sentence for sentence in sentences if not sentence.endswith((".", "!")))
     remaining = question.lower()
     groups = []
     for cue, kinds in ASKED:

@@ -211,6 +211,7 @@ def test_unknown_generator_is_a_programming_error(retriever) -> None:
         ("How many people live in Kestrelford?", [("number",)]),
         ("How early do I need to book Sunday lunch?", [("clock", "duration")]),  # a time of day, or "a week ahead"
         ("how much to climb the church tower?", [("amount", "number")]),  # a price, or how much of something
+        ("Harbour prices are mad. Where else can I eat?", [("place",)]),  # a statement before the question asks nothing
     ],
 )
 def test_what_the_question_asks_for(question, kinds) -> None:
