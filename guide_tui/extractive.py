@@ -319,8 +319,11 @@ class Candidate:
 
 
 def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = None, follows: bool = False) -> Subject:
-    """towns_asked: the whole question's towns, for a part that names none ("..., and can I stay there?")."""
+    """towns_asked: the whole question's towns, for a part that names none ("..., and can I stay there?"), or
+    that points back to them with "there" ("..., and how long is the drive there from Brightwater?")."""
     towns = facts.towns.found_in(question) or set(towns_asked or ())
+    if follows and towns_asked and THERE_BEFORE.search(question):
+        towns |= set(towns_asked)
     kinds = asked_kinds(question)
     asked = {kind for group in kinds for kind in group}
     without_towns = facts.towns.masked(question)
@@ -342,6 +345,10 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     yes_no = bool(YES_NO.match(last_sentence))
     exists = bool(EXISTENCE.search(question)) and (yes_no or bool(WHERE_QUESTION.match(last_sentence)))
     return Subject(words, weights, kinds, towns, yes_no, exists, named, vectors[0], vectors[1:], follows, qualifiers(without_towns))
+
+
+THERE_BEFORE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )\bthere\b(?!\s+(?:is|are|was|were|any)\b)", re.IGNORECASE)
+"""A "there" that points back to a place named before it ("get there", "the drive there"), not "is there"."""
 
 
 ARTICLES = frozenset("a an the any some my your its their this that these those one another".split())

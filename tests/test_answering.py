@@ -158,6 +158,12 @@ def test_contradicting_guides_are_quoted_only_where_within_the_cutoff(retriever)
     assert "".join(pieces) == answer.text and len(pieces) == len(answer.citations)  # one piece per sentence
 
 
+def test_a_later_part_saying_there_is_about_the_town_before_it(retriever) -> None:
+    answer, _ = ask(retriever, "How long is the trackbed walk at Kestrelford, and how long is the drive there from Brightwater?")
+    assert "six miles" in answer.text
+    assert "55 minutes" in answer.text  # the drive to Kestrelford: "there", not Brightwater's own guide
+
+
 def test_a_question_naming_a_town_is_answered_from_that_towns_guide(retriever) -> None:
     answer, _ = ask(retriever, "How long is the drive from Brightwater to Pellew Sands?")
     assert "50" in answer.text
