@@ -153,10 +153,15 @@ for _kind, _words in KIND_WORDS.items():
         KINDS_OF_WORD.setdefault(_word, []).append(_kind)
 
 
+def sentences_of(question: str) -> list[str]:
+    """The question cut after each ".", "!" or "?" ("We arrive late. Is the pub open?": two)."""
+    return re.split(r"(?<=[.!?])\s+", question.strip())
+
+
 def asked_kinds(question: str) -> list[tuple[str, ...]]:
     """The kinds of answer the question asks for, one group per cue ("when" -> a time, day, month or year), read from
     its questions, not from a statement before them ("Harbour prices are mad. Where else can I eat?" asks no price)."""
-    sentences = re.split(r"(?<=[.!?])\s+", question.strip())
+    sentences = sentences_of(question)
     if any(sentence.endswith("?") for sentence in sentences):
         question = " ".join(sentence for sentence in sentences if not sentence.endswith((".", "!")))
     remaining = question.lower()

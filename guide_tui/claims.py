@@ -1090,12 +1090,17 @@ def holders(shown: list[Chunk], guides: Guides) -> dict[str, list[Chunk]]:
     return holder
 
 
-def read_evidence(hits: list[Hit], embedder: Embedder, chunks: list[Chunk] | None = None) -> None:
-    """Read the chunks an answer will be checked against ahead of the check (the Ollama answerer does it
-    while the model writes), so the check itself reads only the answer's sentences."""
+def read_evidence(
+    hits: list[Hit], embedder: Embedder, chunks: list[Chunk] | None = None
+) -> tuple[Guides, list[Chunk], dict[str, list[Chunk]]]:
+    """Read the chunks an answer is checked against, in one batch (the Ollama answerer calls it while the model
+    writes, so the check itself reads only the answer's sentences). Returns the guides, the shown chunks, and
+    per guide file the shown chunks it holds (holders)."""
     guides = guides_of(tuple(chunks if chunks is not None else [h.chunk for h in hits]))
-    holder = holders([hit.chunk for hit in hits], guides)
-    read_chunks([copy for pool in holder.values() for copy in pool], guides, embedder)
+    shown = list({hit.chunk.chunk_id: hit.chunk for hit in hits}.values())
+    holder = holders(shown, guides)
+    read_chunks([copy for pool in holder.values() for copy in pool], guides, embedder)  # none if read already
+    return guides, shown, holder
 
 
 def check_claims(
@@ -1109,18 +1114,15 @@ def check_claims(
 
     `hits` are the chunks the model was shown; `chunks` every chunk of the index (for the towns and the
     guides holding a shown text word for word), default the shown ones."""
-    guides = guides_of(tuple(chunks if chunks is not None else [h.chunk for h in hits]))
     if is_refusal(answer_text):
         return ClaimCheck(refused=True)
-    shown = list({hit.chunk.chunk_id: hit.chunk for hit in hits}.values())
-    holder = holders(shown, guides)
+    guides, shown, holder = read_evidence(hits, embedder, chunks)
     invented = [f for f in cited_files(answer_text) if f not in holder]
     claims = answer_sentences(answer_text)
     if not claims:
         text = answer_text.strip()
         return ClaimCheck(False, [Flag(text, "unrelated", "no sentence to check")] if text else [], invented)
     plains = [without_citations(c) for c in claims]
-    read_chunks([copy for pool in holder.values() for copy in pool], guides, embedder)  # one batch (none if read_evidence ran)
     read_claims = read(plains, [claim_places(guides.towns, p) for p in plains], embedder, guides.towns)
 
     check = ClaimCheck(False, invented_citations=invented)

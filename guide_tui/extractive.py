@@ -35,6 +35,7 @@ from guide_tui.asked import (
     asks_for_a_list,
     asks_to_make_something,
     question_parts,
+    sentences_of,
 )
 from guide_tui.chunking import paragraphs
 from guide_tui.retrieval import Hit, Retrieval, Retriever, query_analyzer
@@ -338,7 +339,7 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
             words.append(word)
     vectors = facts.embedder.encode([without_towns] + words)
     weights = np.array([facts.rarity(word) for word in words])
-    last_sentence = re.split(r"(?<=[.!?])\s+", question.strip())[-1]
+    last_sentence = sentences_of(question)[-1]
     named = named_things(without_towns)
     # whether a thing exists is asked by a yes/no question ("is there a cinema?") or "where can I hire";
     # "what options are there" asks for a list, "until what time can I get dinner" for a time
@@ -479,7 +480,7 @@ def coverage(subject: Subject, sentence: Sentence, facts: Analysed) -> np.ndarra
     else:
         result = np.zeros(len(subject.words))
     for n, word in enumerate(subject.words):
-        if facts.stem(word) in sentence.stems or same_root(word, sentence):
+        if has_word(word, sentence, facts):
             result[n] = 1.0
         elif any(sentence.holds(kind) for kind in KINDS_OF_WORD.get(word, ())):
             result[n] = max(result[n], KIND_COVERS)
@@ -487,8 +488,13 @@ def coverage(subject: Subject, sentence: Sentence, facts: Analysed) -> np.ndarra
 
 
 def shares_a_word(subject: Subject, sentence: Sentence, facts: Analysed) -> bool:
-    """The sentence has one of the subject words, by stem or root (word vectors and kinds of value aside)."""
-    return any(facts.stem(word) in sentence.stems or same_root(word, sentence) for word in subject.words)
+    """The sentence has one of the subject words (has_word: word vectors and kinds of value aside)."""
+    return any(has_word(word, sentence, facts) for word in subject.words)
+
+
+def has_word(word: str, sentence: Sentence, facts: Analysed) -> bool:
+    """The sentence has the word itself, by stem or root."""
+    return facts.stem(word) in sentence.stems or same_root(word, sentence)
 
 
 def same_root(word: str, sentence: Sentence) -> bool:
@@ -712,7 +718,7 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
     known_here = coverage(subject, place, facts) >= SIMILAR_WORD
     known_anywhere = coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD
     named = np.array([w in subject.named for w in subject.words], dtype=bool)
-    literal_here = np.array([facts.stem(w) in place.stems or same_root(w, place) for w in subject.words], dtype=bool)
+    literal_here = np.array([has_word(w, place, facts) for w in subject.words], dtype=bool)
     # "a train station" where the guides speak of trains elsewhere asks whether there is a station; "a petrol station", never
     qualifying = np.array([w in subject.qualifiers for w in subject.words], dtype=bool)
     unknown_here = subject.weight_of(~known_here) if subject.words else 0.0
