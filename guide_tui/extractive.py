@@ -637,7 +637,7 @@ def part_evidence(
         reason = f"nothing retrieved is from the guides for {' or '.join(sorted(subject.towns)) or 'the region'}"
         return Evidence([], reason, verdicts=[Verdict(part, 0.0, False, {}, reason)])
     if asks_for_a_list(part):
-        quotes = list_quotes(ranked)
+        quotes = list_quotes(ranked, subject, facts)
         best = quotes[0]
     else:
         best = ranked[0]
@@ -650,10 +650,11 @@ def part_evidence(
         close = other.score >= best.score - COMPANION_MARGIN
         another_guide = other.share == 1.0 and other.hit.chunk.file not in {q.hit.chunk.file for q in quotes}
         near = other.teacher >= best.teacher - TEACHER_COMPANION_MARGIN and other.kinds_found >= best.kinds_found
-        if ((as_good and (close or another_guide)) or near) and other.sentence.text not in {q.sentence.text for q in quotes}:
+        fresh = other.sentence.text not in {q.sentence.text for q in quotes}
+        if ((as_good and (close or another_guide)) or near) and fresh and stands_alone(other, subject, facts):
             quotes.append(other)
     if not asks_for_a_list(part):
-        quotes += closest_to_question(ranked, quotes)
+        quotes += closest_to_question(ranked, quotes, subject, facts)
     features = answerability_features(subject, primary, everything, facts)
     model = shipped_model()
     probability = model.probability(features)
@@ -663,16 +664,28 @@ def part_evidence(
     return Evidence(quotes, reason, verdicts=[Verdict(part, probability, False, features, reason)])
 
 
-def closest_to_question(ranked: list[Candidate], quotes: list[Candidate]) -> list[Candidate]:
+FRAGMENT_WORDS = 3  # a sentence this short ("Any time.", "On foot.") leans on the one before it
+
+
+def stands_alone(candidate: Candidate, subject: Subject, facts: Analysed) -> bool:
+    """The sentence means something quoted on its own beside another: more than FRAGMENT_WORDS words, or a word
+    of the question ("Allow 90 minutes." for how long to allow). "Any time." from "When to go" is no sight."""
+    return len(candidate.sentence.text.split()) > FRAGMENT_WORDS or shares_a_word(subject, candidate.sentence, facts)
+
+
+def closest_to_question(ranked: list[Candidate], quotes: list[Candidate], subject: Subject, facts: Analysed) -> list[Candidate]:
     """Sentences the teacher finds nearly as close to the question as the best (FILL_MARGIN), from the top FILL_FROM_TOP
     chunks, until the answer quotes FILL_TO: a traveller's wording often matches a neighbour of the sentence holding the fact."""
     quoted = {q.sentence.text for q in quotes}
     floor = quotes[0].teacher - FILL_MARGIN
-    closest = sorted((c for c in ranked if c.hit.rank <= FILL_FROM_TOP and c.sentence.text not in quoted and c.teacher >= floor), key=lambda c: -c.teacher)
+    closest = sorted(
+        (c for c in ranked if c.hit.rank <= FILL_FROM_TOP and c.sentence.text not in quoted and c.teacher >= floor and stands_alone(c, subject, facts)),
+        key=lambda c: -c.teacher,
+    )
     return closest[: max(0, FILL_TO - len(quotes))]
 
 
-def list_quotes(ranked: list[Candidate]) -> list[Candidate]:
+def list_quotes(ranked: list[Candidate], subject: Subject, facts: Analysed) -> list[Candidate]:
     """For a list question: the best sentences of the highest-ranked chunk (a list is usually one section,
     "What to see", and retrieval ranks a list question's chunks by their headings too), then the best
     sentence of each further chunk (the items of "which towns..." are spread over the towns' guides)
@@ -684,7 +697,7 @@ def list_quotes(ranked: list[Candidate]) -> list[Candidate]:
         if c.hit.rank != chosen:
             others.setdefault(c.hit.rank, c)
     floor = max(c.teacher for c in quotes) - FILL_MARGIN
-    return quotes + [c for c in others.values() if c.teacher >= floor][: MAX_LIST_QUOTES - len(quotes)]
+    return quotes + [c for c in others.values() if c.teacher >= floor and stands_alone(c, subject, facts)][: MAX_LIST_QUOTES - len(quotes)]
 
 
 def completion(subject: Subject, best: Candidate, facts: Analysed, teacher: dict[int, float] | None) -> list[Candidate]:

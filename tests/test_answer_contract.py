@@ -312,8 +312,8 @@ def test_a_single_answer_also_quotes_the_sentences_the_teacher_finds_nearly_as_c
     assert {c.chunk_id for c in answer.citations} <= top
 
 
-def test_a_region_wide_sentence_is_about_the_town_its_paragraph_opened_with(tmp_path, bundled_index) -> None:
-    from guide_tui.extractive import analysed
+def edited_guides_retriever(tmp_path, bundled_index, guide_name: str, old: str, new: str, with_teacher: bool = True):
+    """A retriever over an index of the bundled guides with one sentence of one guide rewritten (old -> new)."""
     from guide_tui.indexes import BUNDLED_CORPUS, build_index, load_index
     from guide_tui.retrieval import Retriever
 
@@ -321,12 +321,22 @@ def test_a_region_wide_sentence_is_about_the_town_its_paragraph_opened_with(tmp_
     corpus.mkdir()
     for guide in BUNDLED_CORPUS.glob("guide_*.md"):
         text = guide.read_text(encoding="utf-8")
-        if guide.name == "guide_accessibility.md":
-            text = text.replace("The tearoom and the riverside at Givens Mill are both accessible.", "The tearoom and the riverside are both accessible.")
-            assert "The tearoom and the riverside are both accessible." in text
+        if guide.name == guide_name:
+            assert old in text
+            text = text.replace(old, new)
         (corpus / guide.name).write_text(text, encoding="utf-8")
-    build_index(corpus, tmp_path / "index", embedder=bundled_index.embedder, with_teacher=False)
-    retriever = Retriever(load_index(tmp_path / "index"))
+    build_index(corpus, tmp_path / "index", embedder=bundled_index.embedder, with_teacher=with_teacher)
+    return Retriever(load_index(tmp_path / "index"))
+
+
+def test_a_region_wide_sentence_is_about_the_town_its_paragraph_opened_with(tmp_path, bundled_index) -> None:
+    from guide_tui.extractive import analysed
+
+    retriever = edited_guides_retriever(
+        tmp_path, bundled_index, "guide_accessibility.md",
+        "The tearoom and the riverside at Givens Mill are both accessible.", "The tearoom and the riverside are both accessible.",
+        with_teacher=False,
+    )
     facts = analysed(retriever)
     row = [unit.text for unit in facts.units].index("The tearoom and the riverside are both accessible.")
     assert facts.stored_sentence(row).towns == {"Givens Mill"}
@@ -352,3 +362,19 @@ def test_open_ten_to_four_is_a_clock_time() -> None:
 
     assert FOUND["clock"].search("The tearoom is open 10 to 4 every day except Tuesdays.")
     assert not FOUND["clock"].search("The villages are 2 to 4 miles apart.")
+
+
+def test_a_sentence_of_a_few_words_is_not_quoted_away_from_the_one_it_leans_on(tmp_path, bundled_index) -> None:
+    """"Any season works." opens Marchwood's "When to go" here: beside the sights it reads as one of them, and
+    the teacher finds it close to "what is there to see". Only a sentence that stands alone (stands_alone) is quoted
+    from outside the section that answers."""
+    from guide_tui.answering import answer_question
+
+    retriever = edited_guides_retriever(
+        tmp_path, bundled_index, "guide_marchwood.md",
+        "Marchwood is worth visiting at any time of year.", "Any season works. Marchwood is worth visiting at any time of year.",
+    )
+    for question in ("What is there to see in Marchwood?", "things to do in marchwood", "What can I do in Marchwood?"):
+        answer = answer_question(retriever, question, generator="extractive")
+        assert not answer.refused and "city museum" in answer.text, question
+        assert "Any season works." not in answer.text, question
