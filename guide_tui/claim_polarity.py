@@ -150,6 +150,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"\bswitched off\b|\bturned off\b|\bidle\b|\bout of action\b|\bstatic\b|\bstands? still\b",
     ),
     "shelter": (r"\bsheltered\b|\bprotected\b", r"\bexposed\b|\bwindswept\b"),
+    "noise": (r"\bloud(?:er|est|ly)?\b|\bnois(?:y|ier|iest)\b|\bdeafening\b|\bclatter(?:s|ing)?\b", r"\bquiet(?:er|est|ly)?\b|\bsilent(?:ly)?\b|\bhushed\b"),
     "length": (r"\blong(?:est)?\b(?<!\bas long)(?!-| as\b)|\blonger\b(?<!\bno longer)(?<!\bany longer)", r"\bshort(?:er|est)?\b(?!-)|\bbrief\b"),
     "speed": (r"\bfast(?:er|est)?\b|\bquick(?:er|est|ly)?\b|\brapid(?:ly)?\b", r"\bslow(?:er|est|ly)?\b|\bleisurely\b"),
     "booking": (
@@ -199,8 +200,11 @@ QUALIFIER = re.compile(r"\s(?:on|in|at|within|near|to|from|for|by|during|after|b
 PREFIXES = (("non-", ""), ("non", ""), ("un", ""), ("in", "ible able ent ant ate ive ect ete"), ("im", "ible able ent ant ate ive ect ete"))
 """Prefixes that deny their word ("unnecessary" is "not necessary"), each with the endings its root must have: after
 "in" and "im" only adjectives ("inaccessible", "impassable"; not "inland", "income", "information")."""
-NOT_PREFIXED = frozenset("unless unlike unions unrest incredible incorporate indifferent".split())
-"""Words that read as a prefix and a word but deny nothing."""
+NOT_PREFIXED = frozenset(
+    "unless unlike unions unrest incredible incorporate indifferent unfortunately unluckily unsurprisingly unquestionably".split()
+)
+"""Words that read as a prefix and a word but deny nothing: "unfortunately there's no bus" says there is none, as
+"sadly" would (a speaker's comment on the clause, not a denial of it)."""
 PREFIXED = re.compile(r"(?<![a-z'-])(?:non-?|un|i[nm])[a-z]{4,}(?![a-z'-])")
 
 

@@ -793,10 +793,16 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
         return None
     top = max(score for score, _, _ in pairs)
     close = [(c, s) for score, c, s in pairs if score >= max(top - 0.1, settings.align)]  # none when top < align
-    # a clause of nothing but a side ("and is shut") is about what its sentence is about
+    # a clause of nothing but a side ("and is shut") is about what its sentence is about; so is one that opens
+    # with a pronoun ("..., and it's quiet"), of its sentence's subject
+    leans_back = PRONOUN_OPENING.match(clause.text) is not None
+    sided = [
+        (max(score, (float(claim.vector @ c.vector) + float(claim.vector @ s.vector)) / 2) if leans_back else score, c, s)
+        for score, c, s in pairs
+    ]
     sided = [
         (score if c.free_words else max(score, (float(s.vector @ clause.vector) + float(claim.vector @ s.vector)) / 2), case, s)
-        for score, c, s in pairs
+        for score, c, s in sided
         if c.polarity.sides
         for case in compared_cases(c)  # a comparison of two cases read as each case
     ]
@@ -957,7 +963,7 @@ def taken(other: Clause, concept: str, clause: Clause) -> frozenset[int]:
     return frozenset(-side for side in sides)
 
 
-PRONOUN_OPENING = re.compile(r"(?:it|they|this|that|these|those)\b", re.IGNORECASE)
+PRONOUN_OPENING = re.compile(r"(?:(?:and|but|so|yet|though)\s+)?(?:it|they|this|that|these|those)\b", re.IGNORECASE)
 
 
 def with_antecedent(clause: Clause) -> str:

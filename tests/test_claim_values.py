@@ -198,6 +198,8 @@ def test_a_count_keeps_what_it_counts():
         ("The island has no full hospital", True),  # "full" before a noun is "complete", no side of busy
         ("The village has no bus service inside its streets", True),  # "no" denies the service, not the preposition "inside"
         ("No village is within walking distance of another", False),  # a side after the verb: turned round instead
+        ("Unfortunately there's no ferry to the island", True),  # a comment on the clause: "un" + "fortunately" denies nothing
+        ("Unsurprisingly the ferry runs all summer", False),
     ],
 )
 def test_denials_are_read_from_the_negators(clause, negative):

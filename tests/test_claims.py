@@ -24,6 +24,7 @@ SUPPORTED = [
     (BUS, "There is no train station in Kestrelford, since the line closed in 1963 [guide_kestrelford.md]."),
     (BUS, "Buses leave Brightwater roughly hourly on weekdays and every two hours on Saturdays [guide_kestrelford.md]."),
     (BUS, "You cannot get a bus to Kestrelford on a Sunday."),
+    (BUS, "Unfortunately there's no bus service to Kestrelford on a Sunday [guide_kestrelford.md]."),
     (BUS, "Driving from Brightwater takes 55 minutes."),
     (BUS, "The last stretch is single-track road with passing places."),
     (SIGHTS, "You can climb the church tower for a small fee."),
@@ -206,6 +207,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         ("When is the Givens Mill tearoom open?", "The tearoom at the mill is open 10 to 4 every day, Tuesdays included [guide_givens_mill.md].",
          "value", ['"every day, Tuesdays included"', '"every day except Tuesdays"'], None),
         # an opposite property
+        ("What is the tour of the mill at Givens Mill like?",  # "it" is the machinery of the clause before
+         "The machinery turns throughout the tour, and it's surprisingly quiet [guide_givens_mill.md].",
+         "polarity", ['"quiet"', '"loud"'], "The running machinery is loud and makes a far stronger impression than a static exhibit would."),
         ("Can I get around Halden Bay with a pushchair?",
          "Halden Bay's lanes are step-free, so getting about with a pushchair is easy [guide_accessibility.md].",
          "polarity", ['"step-free"', '"stepped"'], "The stepped lanes are difficult with luggage or a pushchair, and a wheelchair is harder still."),
@@ -378,6 +382,8 @@ def test_each_failure_kind_is_flagged_with_its_reason_and_source(hits_for, bundl
 
 # Paraphrases of many styles a small model writes; none should be flagged.
 PARAPHRASES = [
+    ("What is the tour of the mill at Givens Mill like?",
+     "The machinery turns throughout the tour, and it's noisy [guide_givens_mill.md]."),  # "noisy" for "loud", of "it"
     ("Is the Marchwood museum free?", "Entry to Marchwood's excellent city museum costs nothing [guide_marchwood.md]."),  # "costs nothing" for "free"
     ("How do I get to Thornby Wells?", "Thornby Wells is twenty-five minutes from the hub on the Marchwood line [guide_thornby_wells.md]."),
     ("How do harbour front prices in Halden Bay compare with Fell Street?",
