@@ -150,7 +150,6 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"\bswitched off\b|\bturned off\b|\bidle\b|\bout of action\b|\bstatic\b|\bstands? still\b",
     ),
     "shelter": (r"\bsheltered\b|\bprotected\b", r"\bexposed\b|\bwindswept\b"),
-    "noise": (r"\bloud(?:er|est|ly)?\b|\bnois(?:y|ier|iest)\b|\bdeafening\b|\bclatter(?:s|ing)?\b", r"\bquiet(?:er|est|ly)?\b|\bsilent(?:ly)?\b|\bhushed\b"),
     "length": (r"\blong(?:est)?\b(?<!\bas long)(?!-| as\b)|\blonger\b(?<!\bno longer)(?<!\bany longer)", r"\bshort(?:er|est)?\b(?!-)|\bbrief\b"),
     "speed": (r"\bfast(?:er|est)?\b|\bquick(?:er|est|ly)?\b|\brapid(?:ly)?\b", r"\bslow(?:er|est|ly)?\b|\bleisurely\b"),
     "booking": (
