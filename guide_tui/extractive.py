@@ -636,7 +636,8 @@ def part_evidence(
     if not ranked:
         reason = f"nothing retrieved is from the guides for {' or '.join(sorted(subject.towns)) or 'the region'}"
         return Evidence([], reason, verdicts=[Verdict(part, 0.0, False, {}, reason)])
-    if asks_for_a_list(part):
+    whole_section = quotes_a_section(part, subject)
+    if whole_section:
         quotes = list_quotes(ranked, subject, facts)
         best = quotes[0]
     else:
@@ -653,7 +654,7 @@ def part_evidence(
         fresh = other.sentence.text not in {q.sentence.text for q in quotes}
         if ((as_good and (close or another_guide)) or near) and fresh and stands_alone(other, subject, facts):
             quotes.append(other)
-    if not asks_for_a_list(part):
+    if not whole_section:
         quotes += closest_to_question(ranked, quotes, subject, facts)
     features = answerability_features(subject, primary, everything, facts)
     model = shipped_model()
@@ -662,6 +663,13 @@ def part_evidence(
         return Evidence(quotes, verdicts=[Verdict(part, probability, True, features)])
     reason = why_unanswerable(subject, quotes, everything, facts) or "the retrieved sentences do not answer it"
     return Evidence(quotes, reason, verdicts=[Verdict(part, probability, False, features, reason)])
+
+
+def quotes_a_section(part: str, subject: Subject) -> bool:
+    """A list question, or one that asks for no kind of value and is no yes/no question ("How do people get about
+    town?", "What happened to the pier?"): what the section says answers it, not its one best sentence, and the
+    section's other sentences correct a false premise ("Which hotel is closest to the mill?": there is none)."""
+    return asks_for_a_list(part) or not (subject.kinds or subject.yes_no)
 
 
 FRAGMENT_WORDS = 3  # a sentence this short ("Any time.", "On foot.") leans on the one before it
@@ -686,8 +694,8 @@ def closest_to_question(ranked: list[Candidate], quotes: list[Candidate], subjec
 
 
 def list_quotes(ranked: list[Candidate], subject: Subject, facts: Analysed) -> list[Candidate]:
-    """For a list question: the best sentences of the highest-ranked chunk (a list is usually one section,
-    "What to see", and retrieval ranks a list question's chunks by their headings too), then the best
+    """For a question a section answers (quotes_a_section): the best sentences of the highest-ranked chunk (a list
+    is usually one section, "What to see", and retrieval ranks a list question's chunks by their headings too), then the best
     sentence of each further chunk (the items of "which towns..." are spread over the towns' guides)
     that the teacher finds nearly as close to the question (FILL_MARGIN) as the best quoted one."""
     chosen = min(c.hit.rank for c in ranked)

@@ -378,3 +378,29 @@ def test_a_sentence_of_a_few_words_is_not_quoted_away_from_the_one_it_leans_on(t
         answer = answer_question(retriever, question, generator="extractive")
         assert not answer.refused and "city museum" in answer.text, question
         assert "Any season works." not in answer.text, question
+
+
+@pytest.mark.parametrize(
+    ("question", "whole_section"),
+    [
+        ("How do people get about in Brightwater without a car?", True),  # no value asked: what the section says
+        ("What happened to the pier at Pellew Sands?", True),
+        ("Which guesthouse in Givens Mill should we book?", True),  # a false premise the section corrects
+        ("What are the sights in Marchwood?", True),  # a list
+        ("What time does the Kestrelford bakery sell out?", False),  # a time: the sentence that gives it
+        ("How much is the church tower in Kestrelford?", False),
+        ("Is the Marchwood museum free?", False),  # yes or no
+    ],
+)
+def test_a_question_that_asks_no_value_is_answered_by_its_section(retriever, question, whole_section) -> None:
+    from guide_tui.extractive import analysed, quotes_a_section, subject_of
+
+    assert quotes_a_section(question, subject_of(question, analysed(retriever))) is whole_section
+
+
+def test_getting_about_without_a_car_is_answered_with_the_whole_section(retriever) -> None:
+    """One sentence of Brightwater's "Getting around" (the taxis) is not how people get about: the walk, the buses and
+    the taxis are."""
+    answer = ask(retriever, "How do people get about in Brightwater without a car?")
+    for fact in ("35 minutes", "two routes", "phoned"):
+        assert fact in answer.text, fact
