@@ -793,16 +793,20 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
         return None
     top = max(score for score, _, _ in pairs)
     close = [(c, s) for score, c, s in pairs if score >= max(top - 0.1, settings.align)]  # none when top < align
-    # a clause of nothing but a side ("and is shut") is about what its sentence is about; so is one that opens
-    # with a pronoun ("..., and it's quiet"), of its sentence's subject
     leans_back = PRONOUN_OPENING.match(clause.text) is not None
+
+    def sided_score(score: float, c: Clause, s: Said) -> float:
+        """A claim clause that opens with a pronoun ("..., and it's quiet") is about its sentence's subject, and a
+        guide clause of nothing but a side ("and is shut") about what its sentence is about: measured so too."""
+        if leans_back:
+            score = max(score, (float(claim.vector @ c.vector) + float(claim.vector @ s.vector)) / 2)
+        if not c.free_words:
+            score = max(score, (float(s.vector @ clause.vector) + float(claim.vector @ s.vector)) / 2)
+        return score
+
     sided = [
-        (max(score, (float(claim.vector @ c.vector) + float(claim.vector @ s.vector)) / 2) if leans_back else score, c, s)
+        (sided_score(score, c, s), case, s)
         for score, c, s in pairs
-    ]
-    sided = [
-        (score if c.free_words else max(score, (float(s.vector @ clause.vector) + float(claim.vector @ s.vector)) / 2), case, s)
-        for score, c, s in sided
         if c.polarity.sides
         for case in compared_cases(c)  # a comparison of two cases read as each case
     ]
