@@ -296,6 +296,7 @@ class Subject:
     word_vectors: np.ndarray
     follows: bool = False  # a later part of a question ("..., and how long is the ride?"): its words lean on the part before
     qualifiers: frozenset[str] = frozenset()  # words of a name that qualify its last ("train" in "a train station")
+    alternatives: tuple[frozenset[str], ...] = ()  # the words of each side of an "or" ("are there hotels | or is it all self-catering?")
 
     def share(self, coverage: np.ndarray) -> float:
         """Rarity-weighted share of the subject words covered (1 when there are none)."""
@@ -345,7 +346,8 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     # "what options are there" asks for a list, "until what time can I get dinner" for a time
     yes_no = bool(YES_NO.match(last_sentence))
     exists = bool(EXISTENCE.search(question)) and (yes_no or bool(WHERE_QUESTION.match(last_sentence)))
-    return Subject(words, weights, kinds, towns, yes_no, exists, named, vectors[0], vectors[1:], follows, qualifiers(without_towns))
+    sides = tuple(frozenset(WORD.findall(side.lower())) & set(words) for side in re.split(r"\bor\b", without_towns))
+    return Subject(words, weights, kinds, towns, yes_no, exists, named, vectors[0], vectors[1:], follows, qualifiers(without_towns), sides)
 
 
 THERE_BEFORE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )\bthere\b(?!\s+(?:is|are|was|were|any)\b)", re.IGNORECASE)
@@ -757,9 +759,17 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
         "other_place": float(said_of_another_place(subject, best, everything)),
         "yes_no_unknown": unknown_here if subject.yes_no else 0.0,
         "no_subject": float(not subject.words),
-        "absent_thing": float(subject.asks_existence and bool((~literal_here & ~(qualifying & known_anywhere)).any())),
+        "absent_thing": float(subject.asks_existence and absent_on_every_side(subject, ~literal_here & ~(qualifying & known_anywhere))),
         "follow_up": float(subject.follows),
     }
+
+
+def absent_on_every_side(subject: Subject, absent: np.ndarray) -> bool:
+    """Some word the place's guides never use is asked about on every side of an "or": "are there hotels or is it
+    all self-catering?" asks whether either is so, and the guides speak of accommodation."""
+    missing = {word for word, gone in zip(subject.words, absent) if gone}
+    sides = [side for side in subject.alternatives if side] or [frozenset(subject.words)]
+    return all(side & missing for side in sides)
 
 
 def said_of_another_place(subject: Subject, best: Candidate, everything: list[Candidate]) -> bool:

@@ -266,6 +266,16 @@ def test_whether_a_thing_exists_is_asked_of_what_it_is_not_of_its_qualifier(retr
     assert petrol.refused and petrol.verdicts[0].features["absent_thing"] == 1.0
 
 
+def test_either_side_of_an_or_that_the_guides_know_makes_the_thing_asked_present(retriever) -> None:
+    # "caravans" no guide names, but the hotels side is answered: Halden Bay has holiday lets rather than hotels
+    either, _ = ask(retriever, "Are there any hotels in Halden Bay, or is it all caravans?")
+    assert not either.refused and "holiday lets" in either.text
+    assert either.verdicts[0].features["absent_thing"] == 0.0
+    # neither side is in the guides: still a thing they never mention
+    neither, _ = ask(retriever, "Is there a cinema or a bowling alley in Halden Bay?")
+    assert neither.refused and neither.verdicts[0].features["absent_thing"] == 1.0
+
+
 def test_a_question_about_how_to_pay_is_answered_by_the_means_the_guide_names(retriever) -> None:
     answer = answer_question(retriever, "Can I pay cash at the ticket machine at Brightwater station?", generator="extractive")
     assert not answer.refused and "cards only" in answer.text
