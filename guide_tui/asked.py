@@ -116,6 +116,7 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
         _pattern(
             r"\bcalled\b|\bnamed?\b|\bnames of\b|\bwhat(?:'s|’s| is) (?:the|its) name\b"
             r"|\bwhich (?:\w+ )?(?:company|companies|operators?|firms?)\b|\bwho (?:runs|operates|owns)\b"
+            r"|(?:^|[.?!,;:\u2013\u2014-]\s*)who(?:'s|’s)?\b"  # "who won ...?", "who's the MP?": not "people who walk"
         ),
         ("name",),
     ),

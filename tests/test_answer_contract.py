@@ -349,12 +349,22 @@ def test_a_region_wide_sentence_is_about_the_town_its_paragraph_opened_with(tmp_
     [
         ("What are the opening hours of the pier at Pellew Sands?", ("clock",)),
         ("What are the names of the two riverside hotels in Brightwater?", ("name",)),
+        ("Who won the Kestrelford pub quiz last week?", ("name",)),  # a person or a team: a name
+        ("Quick one - who's the vicar at Givens Mill?", ("name",)),
     ],
 )
 def test_what_a_question_asks_for_is_read_from_its_usual_phrasings(question, kind) -> None:
     from guide_tui.asked import asked_kinds
 
     assert kind in asked_kinds(question)
+
+
+def test_who_asks_for_a_name_only_when_it_opens_a_question(retriever) -> None:
+    from guide_tui.asked import asked_kinds
+
+    assert asked_kinds("Is the river path good for people who walk slowly?") == []
+    answer = ask(retriever, "Who won the Kestrelford pub quiz last week?")  # the pubs are in the guide; no winner is
+    assert answer.refused
 
 
 def test_open_ten_to_four_is_a_clock_time() -> None:
