@@ -37,6 +37,9 @@ def _pattern(text: str) -> re.Pattern:
     return re.compile(text, re.IGNORECASE)
 
 
+FREE_OF_CHARGE = r"(?<![\w-])free\b|\bcosts? nothing\b|\bno charge\b"
+"""An amount of nothing: "free", "costs nothing", "no charge"."""
+
 # What a sentence must contain to give each kind of answer.
 FOUND = {
     "clock": _pattern(
@@ -51,7 +54,7 @@ FOUND = {
         r"£\s?\d|(?<![\w-])free\b|\bcosts?\b|\bcosts? nothing\b|\bcheap\w*|\bexpensive\b|\bprices?\b|\bcharges?\b|\bfares?\b"
         r"|\boverpriced\b"
     ),
-    "amount": _pattern(r"£\s?\d|\b\d+p\b|(?<![\w-])free\b|\bcosts? nothing\b|\bno charge\b|\bpounds?\b|\bhalf price\b"),
+    "amount": _pattern(rf"£\s?\d|\b\d+p\b|{FREE_OF_CHARGE}|\bpounds?\b|\bhalf price\b"),
     "measure": _pattern(
         r"\b\d+(?:\.\d+)?\s?(?:m|ft|metres?|meters?|feet|foot|storeys?|stories|floors?|steps)\b"
         rf"|\b(?:{'|'.join(COUNT_WORDS)})[ -](?:metres?|meters?|feet|foot|storeys?|stories|floors?|steps)\b"

@@ -28,6 +28,7 @@ from guide_tui.answerability import Verdict, shipped_model
 from guide_tui.asked import (
     DAY_AND_MONTH_NAMES,
     FOUND,
+    FREE_OF_CHARGE,
     KIND_NAMES,
     KINDS_OF_WORD,
     SOFT_KINDS,
@@ -442,6 +443,9 @@ def gives(kind: str, sentence: Sentence, subject: Subject, facts: Analysed) -> b
         for other in NOT_COUNTS:
             rest = FOUND[other].sub(" ", rest)
         return FOUND[kind].search(rest) is not None
+    if kind == "amount" and sentence.holds(kind) and not any(has_word(w, sentence, facts) for w in subject.words if w not in KINDS_OF_WORD):
+        # "free" of another thing ("the car park costs nothing") is no amount for what was asked ("what does the bus cost?")
+        return FOUND[kind].search(re.sub(FREE_OF_CHARGE, " ", sentence.text, flags=re.IGNORECASE)) is not None
     if kind != "place":
         return sentence.holds(kind)
     by_guide = sentence.guide_town not in (None, *subject.towns) and not sentence.shared

@@ -414,3 +414,11 @@ def test_getting_about_without_a_car_is_answered_with_the_whole_section(retrieve
     answer = ask(retriever, "How do people get about in Brightwater without a car?")
     for fact in ("35 minutes", "two routes", "phoned"):
         assert fact in answer.text, fact
+
+
+def test_free_of_another_thing_is_no_price_for_what_was_asked(retriever) -> None:
+    """"The lower car park in Kestrelford costs nothing" gives an amount, but of the car park: it does not say what
+    the bus costs. Of the thing asked about ("the museum is free") it is the answer."""
+    assert ask(retriever, "What does the bus from Brightwater to Kestrelford cost?").refused
+    museum = ask(retriever, "How much does it cost to get into the Marchwood city museum?")
+    assert not museum.refused and "free" in museum.text
