@@ -162,13 +162,17 @@ def sentences_of(question: str) -> list[str]:
     return re.split(r"(?<=[.!?])\s+", question.strip())
 
 
+SPARED = re.compile(rf"\b(?:avoid(?:ing)?|without|doesn'?t|don'?t|not)\b(?:\s+[\w'-]+){{0,3}}?\s+(?:{'|'.join(AMOUNT_WORDS.split())})\b")
+"""A cost the traveller would rather not pay ("without paying tourist prices", "doesn't cost a fortune"): no amount asked."""
+
+
 def asked_kinds(question: str) -> list[tuple[str, ...]]:
     """The kinds of answer the question asks for, one group per cue ("when" -> a time, day, month or year), read from
     its questions, not from a statement before them ("Harbour prices are mad. Where else can I eat?" asks no price)."""
     sentences = sentences_of(question)
     if any(sentence.endswith("?") for sentence in sentences):
         question = " ".join(sentence for sentence in sentences if not sentence.endswith((".", "!")))
-    remaining = question.lower()
+    remaining = SPARED.sub(" ", question.lower())
     groups = []
     for cue, kinds in ASKED:
         if cue.search(remaining):

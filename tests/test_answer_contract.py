@@ -422,3 +422,22 @@ def test_free_of_another_thing_is_no_price_for_what_was_asked(retriever) -> None
     assert ask(retriever, "What does the bus from Brightwater to Kestrelford cost?").refused
     museum = ask(retriever, "How much does it cost to get into the Marchwood city museum?")
     assert not museum.refused and "free" in museum.text
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("Where in Brightwater can we have dinner without paying riverside prices?", [("place",)]),  # no amount asked
+        ("Any parking in Pellew Sands that doesn't cost the earth?", []),
+        ("Is there a fee to climb the tower in Kestrelford?", [("amount",)]),
+    ],
+)
+def test_a_cost_the_traveller_would_rather_not_pay_asks_no_amount(question, kinds) -> None:
+    from guide_tui.asked import asked_kinds
+
+    assert asked_kinds(question) == kinds
+
+
+def test_cheaper_food_is_found_for_a_traveller_avoiding_riverside_prices(retriever) -> None:
+    answer = ask(retriever, "Where in Brightwater can we have dinner without paying riverside prices?")
+    assert not answer.refused and "Corry Lane" in answer.text
