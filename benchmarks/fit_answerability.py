@@ -6,7 +6,8 @@ answered from the bundled index) plus one half of each set written blind: the de
 (benchmarks/data/hard_questions.jsonl: mostly questions the guides do not answer) and the varied set
 (benchmarks/data/varied_questions.jsonl: every kind, in many travellers' registers), both bundled index, and the
 plain set (benchmarks/data/plain_questions.jsonl: lists and questions the guides do not answer, about the original
-guides, so answered from their index). The
+guides, so answered from their index), and the broad set (benchmarks/data/broad_questions.jsonl: lists, multi-part
+questions, near misses and out-of-scope questions that name a town, about the original guides). The
 other halves are never looked at while fitting: they are answered end to end with the fitted model and
 reported by kind. Both directions are run (odd ids fit / even ids report, and the reverse); the shipped
 model is the one fitted on the odd halves.
@@ -41,6 +42,7 @@ OWN = ROOT / "benchmarks" / "data" / "own_questions.jsonl"
 HARD = ROOT / "benchmarks" / "data" / "hard_questions.jsonl"
 VARIED = ROOT / "benchmarks" / "data" / "varied_questions.jsonl"
 PLAIN = ROOT / "benchmarks" / "data" / "plain_questions.jsonl"
+BROAD = ROOT / "benchmarks" / "data" / "broad_questions.jsonl"
 L2 = 1.0
 ANSWERED_UNANSWERABLE_COST = 1.0  # an unanswerable part answered costs this many wrongly refused answerable ones
 
@@ -102,6 +104,7 @@ def main() -> None:
         "hard": (bundled, load_traveller_questions(HARD)),
         "varied": (bundled, load_traveller_questions(VARIED)),
         "plain": (original, load_traveller_questions(PLAIN)),
+        "broad": (original, load_traveller_questions(BROAD)),
     }
     halves = {
         (name, half): [q for q in questions if q.number % 2 == (half == "odd")]
