@@ -83,8 +83,12 @@ SYMBOLIC_TIMES = {
     "any time of night": "all night", "through the night": "all night", "dusk": "dusk", "sunset": "dusk", "nightfall": "dusk",
     "dark": "dusk", "dawn": "dawn", "sunrise": "dawn", "first light": "dawn",
 }  # fmt: skip
+TAKEN_OR_FREE = ("seat", "space", "place", "table", "room", "bed")
+"""Things that are free for the taking, not of charge: "if it has seats free", "a free table"."""
 FREE = (
-    r"(?<![\w-])free(?![\w-])(?! of (?:steps|traffic|crowds))|costs? nothing|(?:at|for) no (?:cost|charge)|no charge|free of charge"
+    r"(?<![\w-])" + "".join(f"(?<!{thing}s )" for thing in TAKEN_OR_FREE) + r"free(?![\w-])"
+    r"(?! of (?:steps|traffic|crowds))(?! (?:" + "|".join(f"{thing}s?" for thing in TAKEN_OR_FREE) + r"|time)\b)"
+    r"|costs? nothing|(?:at|for) no (?:cost|charge)|no charge|free of charge"
     r"|for nothing|without charge|(?:doesn't|does not|won't) cost (?:anything|a penny)"
 )
 CHARGED = (

@@ -208,8 +208,9 @@ def towns_in(towns: TownNames, text: str) -> frozenset[str]:
     return frozenset(town for _, _, town in town_spans(towns, text))
 
 
-COMPARED_WITH = re.compile(r"\b(?:like|than|unlike|compared (?:with|to)|as in)\s+$")
-"""Words before a town a claim only compares with ("priced like Marchwood", "cheaper than Brightwater")."""
+COMPARED_WITH = re.compile(r"\b(?:like|than|unlike|compared (?:with|to)|as in|as|(?:on a )?par with|the same as|second to|after)\s+$")
+"""Words before a town a claim only compares with ("priced like Marchwood", "cheaper than Brightwater", "on a par
+with Marchwood's", "the best winter pick after Marchwood")."""
 
 
 JOURNEY_END = re.compile(r"\b(?:from|to|into|towards?)\s+$|\bnearest\b[\w\s'-]{0,40}?\b(?:in|at)\s+$")

@@ -382,6 +382,12 @@ def test_each_failure_kind_is_flagged_with_its_reason_and_source(hits_for, bundl
 
 # Paraphrases of many styles a small model writes; none should be flagged.
 PARAPHRASES = [
+    ("Is there a bus into Corry Vale?",  # "seats free": free for the taking, not of charge
+     "Only the school bus goes into the valley, and it takes other passengers when it has seats free [guide_corry_vale.md]."),
+    ("Where can I eat in Thornby Wells?",  # Marchwood only compared with: the four places are Thornby Wells'
+     "Pump Street has four good places, priced on a par with Marchwood rather than a village [guide_thornby_wells.md]."),
+    ("Is Thornby Wells worth a winter visit?",
+     "With concerts from September to April, it is the region's most reliable winter destination after Marchwood [guide_thornby_wells.md]."),
     ("What is the tour of the mill at Givens Mill like?",
      "The machinery turns throughout the tour, and it's noisy [guide_givens_mill.md]."),  # "noisy" for "loud", of "it"
     ("Is the Marchwood museum free?", "Entry to Marchwood's excellent city museum costs nothing [guide_marchwood.md]."),  # "costs nothing" for "free"
