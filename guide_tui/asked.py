@@ -51,7 +51,7 @@ FOUND = {
     "year": _pattern(r"\b1\d{3}s?\b|\b20\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)[ -]century\b"),
     "number": _pattern(rf"\d|\b(?:{'|'.join(COUNT_WORDS)}|thousand|dozen|half|double|twice|third|halv(?:e|es|ed|ing)|doubl(?:es|ed|ing))\b"),
     "price": _pattern(
-        r"£\s?\d|(?<![\w-])free\b|\bcosts?\b|\bcosts? nothing\b|\bcheap\w*|\bexpensive\b|\bprices?\b|\bcharges?\b|\bfares?\b"
+        rf"£\s?\d|{FREE_OF_CHARGE}|\bcosts?\b|\bcheap\w*|\bexpensive\b|\bprices?\b|\bcharges?\b|\bfares?\b"
         r"|\boverpriced\b"
     ),
     "amount": _pattern(rf"£\s?\d|\b\d+p\b|{FREE_OF_CHARGE}|\bpounds?\b|\bhalf price\b"),

@@ -443,7 +443,7 @@ def gives(kind: str, sentence: Sentence, subject: Subject, facts: Analysed) -> b
         for other in NOT_COUNTS:
             rest = FOUND[other].sub(" ", rest)
         return FOUND[kind].search(rest) is not None
-    if kind == "amount" and sentence.holds(kind) and not any(has_word(w, sentence, facts) for w in subject.words if w not in KINDS_OF_WORD):
+    if kind == "amount" and sentence.holds(kind) and not shares_a_word(subject, sentence, facts, leaving_out=KINDS_OF_WORD):
         # "free" of another thing ("the car park costs nothing") is no amount for what was asked ("what does the bus cost?")
         return FOUND[kind].search(re.sub(FREE_OF_CHARGE, " ", sentence.text, flags=re.IGNORECASE)) is not None
     if kind != "place":
@@ -493,9 +493,9 @@ def coverage(subject: Subject, sentence: Sentence, facts: Analysed) -> np.ndarra
     return result
 
 
-def shares_a_word(subject: Subject, sentence: Sentence, facts: Analysed) -> bool:
-    """The sentence has one of the subject words (has_word: word vectors and kinds of value aside)."""
-    return any(has_word(word, sentence, facts) for word in subject.words)
+def shares_a_word(subject: Subject, sentence: Sentence, facts: Analysed, leaving_out=frozenset()) -> bool:
+    """The sentence has one of the subject words not in `leaving_out` (has_word: word vectors and kinds of value aside)."""
+    return any(has_word(word, sentence, facts) for word in subject.words if word not in leaving_out)
 
 
 def has_word(word: str, sentence: Sentence, facts: Analysed) -> bool:

@@ -256,24 +256,26 @@ def test_the_words_that_qualify_a_named_thing(question, words) -> None:
     assert qualifiers(question) == words
 
 
-def test_whether_a_thing_exists_is_asked_of_what_it_is_not_of_its_qualifier(retriever) -> None:
-    # the guides speak of trains elsewhere, so "a railway station" asks whether Givens Mill has a station (it has none)
-    station, _ = ask(retriever, "Is there a railway station in Givens Mill?")
-    assert not station.refused and "no station" in station.text
-    assert station.verdicts[0].features["absent_thing"] == 0.0
-    # no guide ever speaks of petrol: that qualifier names a thing the guides do not cover
-    petrol, _ = ask(retriever, "Does Kestrelford have a petrol station?")
-    assert petrol.refused and petrol.verdicts[0].features["absent_thing"] == 1.0
-
-
-def test_either_side_of_an_or_that_the_guides_know_makes_the_thing_asked_present(retriever) -> None:
-    # "caravans" no guide names, but the hotels side is answered: Halden Bay has holiday lets rather than hotels
-    either, _ = ask(retriever, "Are there any hotels in Halden Bay, or is it all caravans?")
-    assert not either.refused and "holiday lets" in either.text
-    assert either.verdicts[0].features["absent_thing"] == 0.0
-    # neither side is in the guides: still a thing they never mention
-    neither, _ = ask(retriever, "Is there a cinema or a bowling alley in Halden Bay?")
-    assert neither.refused and neither.verdicts[0].features["absent_thing"] == 1.0
+@pytest.mark.parametrize(
+    ("question", "answered_with"),
+    [
+        # the guides speak of trains elsewhere, so "a railway station" asks whether Givens Mill has a station (it has none)
+        ("Is there a railway station in Givens Mill?", "no station"),
+        # no guide ever speaks of petrol: that qualifier names a thing the guides do not cover
+        ("Does Kestrelford have a petrol station?", None),
+        # "caravans" no guide names, but the hotels side of the "or" is answered: holiday lets rather than hotels
+        ("Are there any hotels in Halden Bay, or is it all caravans?", "holiday lets"),
+        # neither side is in the guides: still a thing they never mention
+        ("Is there a cinema or a bowling alley in Halden Bay?", None),
+    ],
+)
+def test_whether_a_thing_exists_is_asked_of_what_it_is_and_of_either_side_of_an_or(retriever, question, answered_with) -> None:
+    answer, _ = ask(retriever, question)
+    if answered_with is None:
+        assert answer.refused and answer.verdicts[0].features["absent_thing"] == 1.0
+    else:
+        assert not answer.refused and answered_with in answer.text
+        assert answer.verdicts[0].features["absent_thing"] == 0.0
 
 
 def test_a_question_about_how_to_pay_is_answered_by_the_means_the_guide_names(retriever) -> None:
