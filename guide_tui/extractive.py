@@ -351,6 +351,9 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     return Subject(words, weights, kinds, towns, yes_no, exists, named, vectors[0], vectors[1:], follows, qualifiers(without_towns), sides)
 
 
+POINTS_BACK = re.compile(r"\b(?:they|them|their|it|its)\b", re.IGNORECASE)
+"""A later part that asks after the thing the part before asked about ("..., and which party are they from?")."""
+
 THERE_BEFORE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )\bthere\b(?!\s+(?:is|are|was|were|any)\b)", re.IGNORECASE)
 """A "there" that points back to a place named before it ("get there", "the drive there"), not "is there"."""
 
@@ -434,6 +437,8 @@ def gives(kind: str, sentence: Sentence, subject: Subject, facts: Analysed) -> b
     """The sentence gives this kind of answer; a place may also be the town its guide is about, which
     the answer's lead names ("Halden Bay's guide says: ...stepped lanes... hard work with a pushchair")."""
     if kind == "name":  # a street named near the thing is not its name ("the hotels ... on Corry Lane"), unless asked
+        if not shares_a_word(subject, sentence, facts, leaving_out=KINDS_OF_WORD):
+            return False
         text = sentence.text if STREET_WORDS.intersection(subject.words) else STREET.sub("", sentence.text)
         return names_places(text, subject, facts, towns_count=not subject.towns)  # a thing in a town is not called after another
     if kind == "number":  # how many: a number left once prices, times and years are set aside
@@ -605,6 +610,11 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
         similarities = None if part_vector is None else dict(zip(rows, (retriever.index.teacher_vectors[rows] @ part_vector).tolist()))
         subject = subject_of(part, facts, towns, follows=number > 0)
         towns = subject.towns
+        if number > 0 and POINTS_BACK.search(part) and unknown_thing(verdicts[-1]):
+            reason = f"it asks after what the part before asked about ({parts[number - 1]!r}), which the guides do not mention"
+            verdicts.append(Verdict(part, 0.0, False, {}, reason))
+            uncovered.append(part)
+            continue
         found = part_evidence(part, subject, hits, facts, similarities)
         verdicts += found.verdicts
         if found.problem:
@@ -619,6 +629,12 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
 
 NAME = re.compile(r"(?<![\w'’])[A-Z][\w'’-]*[a-z][\w'’-]*")
 SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"(]\s*)$")
+
+
+def unknown_thing(verdict: Verdict) -> bool:
+    """The part was refused, and nothing it asks about is known for its place ("the mayor"); a thing the guides
+    know of but without the value asked ("who runs the harbour restaurants?") does not count."""
+    return not verdict.answered and verdict.features.get("unknown_here", 0.0) >= 1.0
 
 
 def unknown_names(question: str, facts: Analysed) -> list[str]:

@@ -367,6 +367,28 @@ def test_who_asks_for_a_name_only_when_it_opens_a_question(retriever) -> None:
     assert answer.refused
 
 
+def test_a_name_given_of_another_thing_is_no_name_for_what_was_asked(retriever) -> None:
+    """"The best district of Marchwood to stay in is Northgate" names a district, not the mayor; asked what the
+    district is called, it is the answer."""
+    assert ask(retriever, "Who is the current mayor of Marchwood?").refused
+    district = ask(retriever, "What is the best district of Marchwood to stay in called?")
+    assert not district.refused and "Northgate" in district.text
+
+
+def test_a_later_part_asking_after_a_thing_the_guides_never_mention_is_refused_with_it(retriever) -> None:
+    """"..., and which party are they from?" asks after the mayor: with the mayor unknown, no sentence answers it,
+    however close its words. A thing the guides know, asked for a value they lack, leaves the later part to be
+    answered ("who runs the harbour restaurants" has no name, "when are they open" has an answer)."""
+    answer = ask(retriever, "Who is the current mayor of Thornby Wells, and which party are they from?")
+    assert answer.refused
+    assert [v.answered for v in answer.verdicts] == [False, False]
+    assert "part before" in answer.verdicts[1].reason and "Thornby Wells" in answer.verdicts[1].reason
+    restaurants = ask(retriever, "Who runs the Halden Bay harbour restaurants, and when are they open?")
+    assert [v.answered for v in restaurants.verdicts] == [False, True] and "9pm" in restaurants.text
+    museum = ask(retriever, "Is the Marchwood city museum free, and when is it open?")
+    assert [v.answered for v in museum.verdicts] == [True, True]
+
+
 def test_open_ten_to_four_is_a_clock_time() -> None:
     from guide_tui.asked import FOUND
 
