@@ -46,7 +46,7 @@ DURATION_UNITS = {
     "minute": 1, "min": 1, "hour": 60, "hr": 60, "day": 1440, "night": 1440, "week": 10080, "fortnight": 20160, "month": 43800, "year": 525600,
 }  # fmt: skip
 DISTANCE_UNITS = {
-    "mile": 1609.0, "metre": 1.0, "meter": 1.0, "m": 1.0, "km": 1000.0, "kilometre": 1000.0, "kilometer": 1000.0, "yard": 0.9144,
+    "mile": 1609.0, "mi": 1609.0, "metre": 1.0, "meter": 1.0, "m": 1.0, "km": 1000.0, "kilometre": 1000.0, "kilometer": 1000.0, "yard": 0.9144,
     "foot": 0.3048, "feet": 0.3048,
 }  # fmt: skip
 DISTANCE_TOLERANCE = 0.1  # "about 10 km" restates "six miles"
@@ -342,7 +342,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
     ("ratio", starting_a_word(rf"\b(?:a third|a quarter|half|twice|{DOUBLE_VERB}|two times|three times|(?:two|three)-?fold)\b"
         rf"(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year|kilomet|km|metre|meter))(?! (?:a|an|per) )|{PERCENT}")),
     ("distance", starting_a_word(rf"\b(?:{FRACTION_OF}|{SOME})(?: and a half)?(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| further)?"
-        rf"(?:[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)|(?<=\d) ?(?:m|km|miles?))\b")),
+        rf"(?:[- ](?:miles?|metres?|meters?|km|kilometres?|kilometers?|yards?|feet|foot)|(?<=\d) ?(?:m|km|mi|miles?))\b")),
     ("month", starting_a_word(rf"{MONTH_SHORT_RANGE}|\b(?:between |from )?{MONTH_NAME}(?:{LINK}|\s+and\s+){MONTH_NAME}\b|\b{MONTH_NAME}\b|\b(?:{ALL_YEAR})\b")),
     ("clock", starting_a_word(
         rf"\b{HOUR}{MERIDIEM}|\b\d{{1,2}}:\d{{2}}\b"
@@ -381,7 +381,7 @@ SEASON_FALL = re.compile(r"(?:\b(?:in|the|this|last|next|through|until|till|by|a
 HINTS = {
     "price": re.compile(r"£|\dp|free|cost|charg|fee|pric|expens|meter|pay|nothing|penny|pound|quid|pence"),
     "duration": re.compile(r"(?<![a-z])(?:min|hour|hr|day|night|week|fortnight|month|year)"),  # a unit starting a word
-    "distance": re.compile(r"mile|met|km|kilomet|yard|feet|foot|\d ?m\b"),
+    "distance": re.compile(r"mile|met|km|kilomet|yard|feet|foot|\d ?mi?\b"),
     "year": re.compile(r"\d|century"),
     "ratio": re.compile(r"third|quarter|half|twice|double|times|fold|%|per ?cent"),
     "month": re.compile(rf"{'|'.join(m[:3] for m in MONTHS)}|spring|summer|autumn|fall|winter|easter|year|month"),

@@ -671,7 +671,8 @@ def value_problem(
     if problem := whole_of_part(value, clause, related) or count_problem(value, related) or ratio_turned_round(value, claim, related):
         return problem
     margin = settings.value_margin if clause.free_words or clause.polarity.sides else 1.0  # "and not at all on Sundays" says nothing to rank by
-    for kinds in (lambda v: v.kind == value.kind, value.comparable):  # a bare "15" is first a count, then "15 minutes"
+    same_kind = lambda v: v.kind == value.kind  # noqa: E731
+    for kinds in (same_kind,) if counts_a_thing(value) else (same_kind, value.comparable):  # a bare "15" is first a count, then "15 minutes"
         holders = [s for s in related if any(kinds(v) for v in s.values)]
         top = max((score[id(s)] for s in holders), default=0.0)
         if any(value.matches(v) for s in holders if score[id(s)] >= top - margin for v in s.values):
@@ -743,6 +744,15 @@ def whole_of_part(value: Value, clause: Clause, related: list[Said]) -> tuple[st
         if part := re.search(rf"\b(?!(?:all|each|every one|both)\s)[\w-]+\s+of\s+(?:the|its|their)\s+{counted}", sentence.text, re.IGNORECASE):
             return ("value", f'says "all {value.text} {value.counted}" where the guide says "{part.group()}"', sentence)
     return None
+
+
+AMOUNT_AFTER = frozenset({"more", "further", "extra", "or", "to"})
+"""Words after a bare number that leave it an amount with a unit said elsewhere ("then twenty more")."""
+
+
+def counts_a_thing(value: Value) -> bool:
+    """A count of a named thing ("three inns") is not the number in an amount with a unit ("two or three nights")."""
+    return value.kind == "count" and value.counted not in AMOUNT_AFTER and stem(value.counted or "") is not None
 
 
 def count_problem(value: Value, related: list[Said]) -> tuple[str, str, Said] | None:

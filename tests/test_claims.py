@@ -88,6 +88,7 @@ def test_invented_claim_is_unsupported(hits_for, bundled_index, question, claim)
         ("The cathedral is a small 14th century building.", "The cathedral is a small 1300s building."),  # a century and its hundreds
         ("A city of 180,000 people.", "A city of a hundred and eighty thousand people."),
         ("Entry costs nothing.", "Entry free."),
+        ("The coast road covers 22 mi.", "The coast road covers 22 miles."),  # "mi" for miles
     ],
 )
 def test_a_sentence_is_compared_with_its_values_written_one_way(one, other):
@@ -606,6 +607,16 @@ def test_a_number_whose_unit_is_left_to_the_reader_is_still_compared(hits_for, b
     claim = "From Brightwater you drive thirty-five minutes on a good road and then another forty on a poor one [guide_corry_vale.md]."
     (flag,) = check_claims(claim, hits_for(question), bundled_index.embedder, chunks=bundled_index.chunks).flags
     assert flag.kind == "value" and "forty" in flag.reason
+
+
+def test_a_count_of_a_named_thing_is_not_read_against_another_amounts_number(hits_for, bundled_index):
+    """"Three inns" is not stated by "two or three nights" beside it: a count of inns is not the number of a stay."""
+    question = "Where can I stay in Halden Bay for a couple of nights?"
+    claim = "If a holiday let is not for you, the harbour has three inns to choose from [guide_halden_bay.md]."
+    (flag,) = check_claims(claim, hits_for(question), bundled_index.embedder, chunks=bundled_index.chunks).flags
+    assert flag.kind == "value" and "three" in flag.reason
+    faithful = "If a holiday let is not for you, the harbour has one inn [guide_halden_bay.md]."
+    assert not check_claims(faithful, hits_for(question), bundled_index.embedder, chunks=bundled_index.chunks).flags
 
 
 def test_evidence_read_while_the_model_writes_leaves_the_check_only_the_answers_sentences(retriever, hits_for, monkeypatch):
