@@ -87,7 +87,7 @@ class OllamaAnswerer(Answerer):
         if not retrieval.within_cutoff:
             raise OllamaUnavailable("no retrieved chunk is within the cutoff to show Ollama")
         generated = ollama_answerer.generate(
-            retrieval, retrieval.question, retriever.index.embedder, model=self.model, on_text=on_text, host=self.host,
+            retrieval, retrieval.read_as, retriever.index.embedder, model=self.model, on_text=on_text, host=self.host,
             chunks=retriever.index.chunks, stop=asked.stop,
         )
         label = f"ollama:{generated.model}"

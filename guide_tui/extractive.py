@@ -602,7 +602,7 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
     towns: set[str] = set()  # the towns named so far: "..., and what does parking cost once I'm there?"
     quotes: list[Candidate] = []
     verdicts, uncovered = [], []
-    parts = question_parts(retrieval.question)
+    parts = question_parts(retrieval.read_as)
     teacher = retriever.teacher if retrieval.teacher_query is not None else None
     part_vectors = [retrieval.teacher_query] if len(parts) == 1 or teacher is None else list(retriever.teacher_encode(parts))
     rows = [row for hit in hits for row in facts.rows_of(hit.ordinal)]  # the only ones scored

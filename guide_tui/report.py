@@ -140,6 +140,8 @@ def print_retrievals(
     console = Console(highlight=False)
     for n, question in enumerate(questions):
         retrieval = retriever.retrieve(question, k=k)
+        if retrieval.implied_place and not as_json:
+            print(f"note: {retrieval.implied_place.note()}", file=sys.stderr, flush=True)
         if as_json:
             print(json.dumps(retrieval_json(retriever, retrieval, why), ensure_ascii=False), flush=True)
         elif markdown:
@@ -173,6 +175,8 @@ def print_answers(
         if answer.fallback_reason and answer.fallback_reason not in fallbacks_said:
             fallbacks_said.add(answer.fallback_reason)
             print(f"note: {answer.fallback_reason}", file=sys.stderr, flush=True)
+        if retrieval.implied_place and not as_json:
+            print(f"note: {retrieval.implied_place.note()}", file=sys.stderr, flush=True)
         if answer.refused and not as_json and (why := no_hits_message(answer.retrieval)):  # as `retrieve` explains it
             print(f"note: {why}", file=sys.stderr, flush=True)
         if as_json:
@@ -234,6 +238,8 @@ def question_markdown(retriever: Retriever, retrieval: Retrieval, answer=None, w
     gate = retrieval.gate
     cutoff = gate.cutoff_text()
     lines = [f"## {cell(retrieval.question or '(empty question)')}", ""]
+    if retrieval.implied_place:
+        lines += [f"Retrieval and the answer {cell(retrieval.implied_place.note())}: {cell(retrieval.read_as)}", ""]
     if message := no_hits_message(retrieval):
         lines += [message, ""]
     else:

@@ -27,6 +27,7 @@ import numpy as np
 from guide_tui.asked import DETAIL_KINDS, FOUND, SOFT_KINDS, WHEN, asked_kinds, asks_for_a_list
 from guide_tui.chunking import Chunk
 from guide_tui.embedding import recorded_sha256
+from guide_tui.implied_place import DESCRIBES_A_PLACE, ImpliedPlace, implied_place
 from guide_tui.settings import FusionSettings, RetrievalSettings
 
 if TYPE_CHECKING:
@@ -180,6 +181,7 @@ class Retrieval:
     hits: list[Hit]
     gate: Gate
     teacher_query: np.ndarray | None = None  # the question's teacher vector, for scoring sentences (None: no teacher)
+    implied_place: ImpliedPlace | None = None  # a town described, not named: its name is read in after the description
 
     @property
     def within_cutoff(self) -> list[Hit]:
@@ -187,8 +189,14 @@ class Retrieval:
         (the rows above the table's cutoff line)."""
         return [hit for hit in self.hits if not hit.above_cutoff]
 
+    @property
+    def read_as(self) -> str:
+        """The question as retrieval and the answerer read it: a town it describes named after the description."""
+        return read_in(self.question, self.implied_place)
+
     def to_json(self) -> dict:
-        return {"question": self.question, "retrieved": [h.to_json() for h in self.hits], "gate": self.gate.to_json()}
+        implied = self.implied_place.to_json() | {"read_as": self.read_as} if self.implied_place else None
+        return {"question": self.question, "implied_place": implied, "retrieved": [h.to_json() for h in self.hits], "gate": self.gate.to_json()}
 
 
 def query_analyzer(drop_stopwords: bool = False):
@@ -216,6 +224,18 @@ def clean_question(question: str) -> str:
 
 
 NAME_WORD = re.compile(r"\w+")  # the words of a town name, as the regex \b sees them
+
+
+def read_in(question: str, implied: ImpliedPlace | None) -> str:
+    """The question with the town it describes named after the description: "... out to the headland (Elder Ness)?"."""
+    if implied is None:
+        return question
+    return f"{question[: implied.end]} ({implied.town}){question[implied.end :]}"
+
+
+def opening_of(chunk: Chunk) -> str:
+    """The paragraphs of a guide's first chunk before its first heading, the title line left out."""
+    return chunk.text.split("\n## ", 1)[0].split("\n\n", 1)[-1] if chunk.text.startswith("# ") else chunk.text.split("\n## ", 1)[0]
 
 
 def place_guides(chunks: list[Chunk]) -> dict[str, str]:
@@ -335,6 +355,7 @@ class Retriever:
         self._teacher = None
         self._headings: dict[str, np.ndarray] = {}
         self._question_vectors: dict[str, np.ndarray] = {}
+        self._openings: dict[str, str] | None = None
 
     @property
     def settings(self) -> RetrievalSettings:
@@ -541,11 +562,29 @@ class Retriever:
         _, firsts = np.unique(np.asarray(self.same_as)[order], return_index=True)
         return np.asarray(order)[np.sort(firsts)].tolist()
 
+    @property
+    def openings(self) -> dict[str, str]:
+        """town -> its guide's opening paragraph (read at the first question that describes a town, not at load)."""
+        if self._openings is None:
+            firsts = np.unique(self.index.analysis.chunk_town, return_index=True)[1]
+            chunks = [self.index.chunks[int(n)] for n in firsts]
+            self._openings = {self.places[c.file]: opening_of(c) for c in chunks if c.file in self.places}
+        return self._openings
+
+    def implied_place(self, question: str) -> ImpliedPlace | None:
+        """The town a question describes but does not name ("the headland"), if any."""
+        if self.towns.found_in(question) or not DESCRIBES_A_PLACE.search(question):
+            return None
+        return implied_place(question, self.openings)
+
     def retrieve(self, question: str, k: int = TOP_K) -> Retrieval:
         question = clean_question(question)
         cutoff = self.cutoff
         if not question:
             return Retrieval(question, [], Gate(1.0, cutoff, False, self.index.cutoff))
+        implied = self.implied_place(question)
+        asked = question
+        question = read_in(question, implied)
         order, distances, keyword, fused, best_unit, teacher, question_vector, parts = self.ranking(question)
         hits = [
             Hit(
@@ -563,4 +602,5 @@ class Retriever:
             for r, i in enumerate(order[:k])
         ]
         best = float(distances.min())
-        return Retrieval(question, hits, Gate(best, cutoff, bool(hits) and (cutoff is None or best <= cutoff), self.index.cutoff), question_vector)
+        gate = Gate(best, cutoff, bool(hits) and (cutoff is None or best <= cutoff), self.index.cutoff)
+        return Retrieval(asked, hits, gate, question_vector, implied)

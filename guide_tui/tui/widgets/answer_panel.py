@@ -30,9 +30,11 @@ class AnswerPanel(VerticalScroll):
     def show(self, content: Content) -> None:
         self.query_one("#answer-text", Static).update(content)
 
-    def begin(self, question: str, answerer: str) -> None:
+    def begin(self, question: str, answerer: str, read_as: str | None = None) -> None:
+        """read_as: a note on how the question was read, when not word for word ('read "the headland" as Elder Ness')."""
         shown = question if len(question) <= QUESTION_SHOWN_CHARS else question[:QUESTION_SHOWN_CHARS] + "…"
-        self.heading = Content.assemble(("Question: ", "bold"), literal(shown, "bold"), "\n\n")
+        note = literal(f"\n({read_as})", "italic") if read_as else ""
+        self.heading = Content.assemble(("Question: ", "bold"), literal(shown, "bold"), note, "\n\n")
         self.streamed = ""
         self.show(self.heading + literal(f"Answering ({answerer})…", "italic"))
 

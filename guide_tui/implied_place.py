@@ -1,0 +1,56 @@
+"""The town a question speaks of without naming it ("the headland", "the old spa town"), read from the guides' openings.
+
+A traveller who does not remember a name describes the place as its guide does: Elder Ness "is a headland",
+Thornby Wells "was a spa town". A phrase "the/that/this ... <place noun>" is matched against each town's
+opening paragraph; the town whose opening holds one of the phrase's place nouns and most of its other
+words, rarest first, is the one meant. A tie ("the town", "the village": several openings say so) means none.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+PLACE_NOUNS = ("city", "town", "village", "resort", "port", "headland", "valley", "hub")
+DEFINITE_PLACE = re.compile(
+    rf"\b(?:the|that|this)\s+((?:[a-z][a-z'-]*\s+){{0,3}}(?:{'|'.join(PLACE_NOUNS)}))\b(?!['’-])", re.IGNORECASE
+)
+DESCRIBES_A_PLACE = re.compile(rf"\b(?:{'|'.join(PLACE_NOUNS)})", re.IGNORECASE)
+"""A quick test before the phrase search: most questions hold no place noun."""
+WORD = re.compile(r"[a-z][a-z'-]*")
+
+
+@dataclass(frozen=True)
+class ImpliedPlace:
+    town: str
+    phrase: str  # the words that describe it, as the question has them ("the old spa town")
+    end: int  # where the phrase ends in the question: the town's name is read in there
+
+    def to_json(self) -> dict:
+        return {"town": self.town, "phrase": self.phrase}
+
+    def note(self) -> str:
+        """What the app and the CLI say of it: 'read "the headland" as Elder Ness (no town named)'."""
+        return f'read "{self.phrase}" as {self.town} (no town named)'
+
+
+def word_forms(text: str) -> set[str]:
+    """Lowercased words, a plural's "s" taken off ("villages" -> "village")."""
+    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in WORD.findall(text.lower())}
+
+
+def implied_place(question: str, openings: dict[str, str]) -> ImpliedPlace | None:
+    """The town (of `openings`: town -> its guide's opening paragraph) one definite place phrase of the question
+    describes, or None when none does or several fit as well."""
+    described = {town: word_forms(text) for town, text in openings.items()}
+    for match in DEFINITE_PLACE.finditer(question):
+        words = word_forms(match.group(1))
+        nouns = words.intersection(PLACE_NOUNS)
+        holding = {town: forms for town, forms in described.items() if nouns & forms}
+        if not holding:
+            continue
+        weight = {w: 1 / sum(w in forms for forms in described.values()) for w in words if any(w in f for f in described.values())}
+        scores = sorted(((sum(weight.get(w, 0.0) for w in words & forms), town) for town, forms in holding.items()), reverse=True)
+        if len(scores) == 1 or scores[0][0] > scores[1][0]:
+            return ImpliedPlace(scores[0][1], match.group(0), match.end())
+    return None
