@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 PLACE_NOUNS = ("city", "town", "village", "resort", "port", "headland", "valley", "hub")
 DEFINITE_PLACE = re.compile(
-    rf"\b(?:the|that|this)\s+((?:[a-z][a-z'-]*\s+){{0,3}}(?:{'|'.join(PLACE_NOUNS)}))\b(?!['’-])", re.IGNORECASE
+    rf"\b(?:the|that|this)\s+((?:[a-z][a-z'-]*\s+){{0,3}}(?:{'|'.join(PLACE_NOUNS)}))(?:['’]s)?\b(?!['’-])", re.IGNORECASE
 )
 DESCRIBES_A_PLACE = re.compile(rf"\b(?:{'|'.join(PLACE_NOUNS)})", re.IGNORECASE)
 """A quick test before the phrase search: most questions hold no place noun."""
@@ -39,10 +39,9 @@ def word_forms(text: str) -> set[str]:
     return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in WORD.findall(text.lower())}
 
 
-def implied_place(question: str, openings: dict[str, str]) -> ImpliedPlace | None:
-    """The town (of `openings`: town -> its guide's opening paragraph) one definite place phrase of the question
-    describes, or None when none does or several fit as well."""
-    described = {town: word_forms(text) for town, text in openings.items()}
+def implied_place(question: str, described: dict[str, set[str]]) -> ImpliedPlace | None:
+    """The town (of `described`: town -> the word_forms of its guide's opening paragraph) one definite place
+    phrase of the question describes, or None when none does or several fit as well."""
     for match in DEFINITE_PLACE.finditer(question):
         words = word_forms(match.group(1))
         nouns = words.intersection(PLACE_NOUNS)
@@ -52,5 +51,5 @@ def implied_place(question: str, openings: dict[str, str]) -> ImpliedPlace | Non
         weight = {w: 1 / sum(w in forms for forms in described.values()) for w in words if any(w in f for f in described.values())}
         scores = sorted(((sum(weight.get(w, 0.0) for w in words & forms), town) for town, forms in holding.items()), reverse=True)
         if len(scores) == 1 or scores[0][0] > scores[1][0]:
-            return ImpliedPlace(scores[0][1], match.group(0), match.end())
+            return ImpliedPlace(scores[0][1], re.sub(r"['’]s$", "", match.group(0)), match.end())
     return None

@@ -27,7 +27,7 @@ import numpy as np
 from guide_tui.asked import DETAIL_KINDS, FOUND, SOFT_KINDS, WHEN, asked_kinds, asks_for_a_list
 from guide_tui.chunking import Chunk
 from guide_tui.embedding import recorded_sha256
-from guide_tui.implied_place import DESCRIBES_A_PLACE, ImpliedPlace, implied_place
+from guide_tui.implied_place import DESCRIBES_A_PLACE, ImpliedPlace, implied_place, word_forms
 from guide_tui.settings import FusionSettings, RetrievalSettings
 
 if TYPE_CHECKING:
@@ -355,7 +355,7 @@ class Retriever:
         self._teacher = None
         self._headings: dict[str, np.ndarray] = {}
         self._question_vectors: dict[str, np.ndarray] = {}
-        self._openings: dict[str, str] | None = None
+        self._openings: dict[str, set[str]] | None = None
 
     @property
     def settings(self) -> RetrievalSettings:
@@ -563,12 +563,13 @@ class Retriever:
         return np.asarray(order)[np.sort(firsts)].tolist()
 
     @property
-    def openings(self) -> dict[str, str]:
-        """town -> its guide's opening paragraph (read at the first question that describes a town, not at load)."""
+    def openings(self) -> dict[str, set[str]]:
+        """town -> the words of its guide's opening paragraph (implied_place.word_forms), read at the first
+        question that describes a place, not at load."""
         if self._openings is None:
             firsts = np.unique(self.index.analysis.chunk_town, return_index=True)[1]
             chunks = [self.index.chunks[int(n)] for n in firsts]
-            self._openings = {self.places[c.file]: opening_of(c) for c in chunks if c.file in self.places}
+            self._openings = {self.places[c.file]: word_forms(opening_of(c)) for c in chunks if c.file in self.places}
         return self._openings
 
     def implied_place(self, question: str) -> ImpliedPlace | None:

@@ -25,6 +25,7 @@ LITTLE_TRAIN = "Is there a little train along the front at the old Victorian res
         ("How often do the trams run in the big city?", "Marchwood"),
         ("can we camp anywhere in that valley with the four villages?", "Corry Vale"),
         ("Sunday lunch in the old spa town?", "Thornby Wells"),  # "old" is in another opening; "spa" decides
+        ("Is the headland's lighthouse open?", "Elder Ness"),
         ("Is there parking in the town centre?", None),  # several openings say "town": none is meant
         ("Which pub in the village does food?", None),
         ("What are the best ski resorts in the Alps?", None),  # several resorts are no one town
