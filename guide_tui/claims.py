@@ -87,6 +87,7 @@ class ClaimSettings:
     added_words: int = 2  # words of one clause the chunk never uses that make it an added detail
     similar_word: float = 0.45  # word-vector cosine at which a word counts as used ("last"~"final" 0.50; "boat"~"water" 0.35)
     moved_clause: float = 0.15  # how much closer a claim clause may be to a sentence about another town than to any about its own
+    conclusion: float = 0.5  # cosine below which a conclusion drawn in a claim ("Since X, Y") is not one the guide states
 
 
 DEFAULT_SETTINGS = ClaimSettings()
@@ -97,7 +98,7 @@ class Flag:
     """A sentence the check could not support, and why, with the source sentence it was compared with."""
 
     sentence: str
-    kind: str  # name, place, value, polarity, unrelated, added, citation, grounding
+    kind: str  # name, place, value, polarity, inference, unrelated, added, citation, grounding
     reason: str  # one line for the user
     source: Citation | None = None
 
@@ -559,11 +560,54 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
         else:
             judgement.problem = ("unrelated", f"no sentence of {where(chunks)} says this (closest {judgement.support:.2f})", best)
         return judgement
+    if problem := conclusion_problem(plain, [said[n] for n in fits], embedder, settings):
+        judgement.problem = problem
+        return judgement
     leaned_on = {said[n].chunk for n in fits if scores[n] >= settings.related} | {best.chunk}
     leaned_on |= {max(evidence, key=lambda s: closeness(clause, claim.vector, s)).chunk for clause in claim.clauses}
     if added := added_words(claim, leaned_on, said, embedder, settings):
         judgement.problem = ("added", f"adds what the guide does not say ({', '.join(added)})", best)
     return judgement
+
+
+CONCLUDING = [
+    re.compile(r"^(?:since|because|as|thanks to|given that|with)\b[^,]{3,},\s*(?P<c>.+)$", re.IGNORECASE),
+    re.compile(r"^.{3,}?,?\s+(?:so|which means|meaning|therefore|hence|so that|and so)\s+(?P<c>.+)$", re.IGNORECASE),
+    re.compile(r"^(?:so|therefore|that means|this means|which means)\b,?\s*(?P<c>.+)$", re.IGNORECASE),
+]
+
+
+ADVICE = re.compile(
+    r"^(?:(?:do(?:n't| not) )?(?:go|book|get|plan|arrive|bring|allow|check|take|try|make|avoid|aim|leave|expect|come|"
+    r"head|reserve|pack|wear|call|phone|ring|budget|be)\b|it(?:'s| is) (?:wise|best|worth|a good idea|sensible|smart)\b"
+    r"|you(?:'d| would| should|'ll| will| might| may| need| want| can)\b|(?:best|better) to\b|worth\b)",
+    re.IGNORECASE,
+)
+"""A conclusion that tells the traveller what to do ("so go early", "so it's wise to book") draws no new fact."""
+
+
+def conclusion_of(plain: str) -> str | None:
+    """The part of a sentence drawn as a conclusion from the rest ("Since X, Y", "X, so Y", "So Y"), if any,
+    advice aside."""
+    text = plain.strip().rstrip(".!")
+    for pattern in CONCLUDING:
+        if match := pattern.match(text):
+            return None if ADVICE.match(match.group("c")) else match.group("c")
+    return None
+
+
+def conclusion_problem(plain: str, fits: list[Said], embedder: Embedder, settings: ClaimSettings) -> tuple[str, str, Said] | None:
+    """A conclusion drawn from what the guide says ("Since X, Y") that no sentence or clause of it states: the whole
+    sentence may be close to the guide through its premise while the conclusion is the model's own."""
+    conclusion = conclusion_of(plain)
+    if conclusion is None or not fits:
+        return None
+    vector = embedder.encode([conclusion])[0]
+    vector = vector / (np.linalg.norm(vector) or 1.0)
+    closest, source = max(((max(float(vector @ v) for v in [s.vector, *(c.vector for c in s.clauses)]), s) for s in fits), key=lambda p: p[0])
+    if closest >= settings.conclusion:
+        return None
+    return ("inference", f'concludes what the guide does not say: "{conclusion}" (closest {closest:.2f})', source)
 
 
 def moved_clause(claim: Said, fits: list[Said], elsewhere: list[Said], settings: ClaimSettings) -> Said | None:

@@ -364,6 +364,10 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         ("Is Fell Street cheaper than the harbour front in Halden Bay?",
          "Fell Street charges about double what the harbour front does for similar food [guide_halden_bay.md].",
          "value", ['"double" the other way round'], None),
+        # an inference beyond the text: a conclusion drawn from a true premise that the guide does not state
+        ("Where should I eat in Halden Bay?",
+         "Because the harbour restaurants buy straight off the boats, Halden Bay has the best food in the whole region [guide_halden_bay.md].",
+         "inference", ['"Halden Bay has the best food in the whole region"'], None),
         # a charge with no amount, where the guide gives none
         ("Are the Thornby Wells gardens free?", "Entry to the Thornby Wells gardens carries a small charge [guide_thornby_wells.md].",
          "value", ['"a small charge"'], None),
@@ -617,6 +621,18 @@ def test_a_count_of_a_named_thing_is_not_read_against_another_amounts_number(hit
     assert flag.kind == "value" and "three" in flag.reason
     faithful = "If a holiday let is not for you, the harbour has one inn [guide_halden_bay.md]."
     assert not check_claims(faithful, hits_for(question), bundled_index.embedder, chunks=bundled_index.chunks).flags
+
+
+@pytest.mark.parametrize(
+    ("question", "claim"),
+    [
+        ("Where should I eat in Halden Bay?", "The harbour restaurants buy straight off the boats, so get there early [guide_halden_bay.md]."),  # advice
+        ("Is Marchwood good in winter?",
+         "Since almost everything is indoors, Marchwood is the one place in the region that works in winter [guide_marchwood.md]."),
+    ],
+)  # fmt: skip
+def test_a_conclusion_the_guide_states_or_advice_is_no_inference(hits_for, bundled_index, question, claim):
+    assert not check_claims(claim, hits_for(question), bundled_index.embedder, chunks=bundled_index.chunks).flags
 
 
 def test_evidence_read_while_the_model_writes_leaves_the_check_only_the_answers_sentences(retriever, hits_for, monkeypatch):
