@@ -572,7 +572,8 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
 
 CONCLUDING = [
     re.compile(r"^(?:since|because|as|thanks to|given that|with)\b[^,]{3,},\s*(?P<c>.+)$", re.IGNORECASE),
-    re.compile(r"^.{3,}?,?\s+(?:so|which means|meaning|therefore|hence|so that|and so)\s+(?P<c>.+)$", re.IGNORECASE),
+    re.compile(r"^.{3,}?(?:,\s*|\s+and\s+)so\s+(?P<c>.+)$", re.IGNORECASE),  # not "so busy that": an intensifier
+    re.compile(r"^.{3,}?,?\s+(?:which means|meaning|therefore|hence)\s+(?P<c>.+)$", re.IGNORECASE),
     re.compile(r"^(?:so|therefore|that means|this means|which means)\b,?\s*(?P<c>.+)$", re.IGNORECASE),
 ]
 

@@ -635,6 +635,22 @@ def test_a_conclusion_the_guide_states_or_advice_is_no_inference(hits_for, bundl
     assert not check_claims(claim, hits_for(question), bundled_index.embedder, chunks=bundled_index.chunks).flags
 
 
+@pytest.mark.parametrize(
+    ("sentence", "conclusion"),
+    [
+        ("Prices halve in winter, so the town is empty", "the town is empty"),
+        ("Since the road floods, the village is cut off for days", "the village is cut off for days"),
+        ("So the museum is the best in the region", "the museum is the best in the region"),
+        ("The pub is so busy in August that you must book", None),  # "so" as an intensifier
+        ("The bakery sells out by 11am, so go early", None),  # advice
+    ],
+)
+def test_the_conclusion_a_sentence_draws_is_found(sentence, conclusion):
+    from guide_tui.claims import conclusion_of
+
+    assert conclusion_of(sentence) == conclusion
+
+
 def test_evidence_read_while_the_model_writes_leaves_the_check_only_the_answers_sentences(retriever, hits_for, monkeypatch):
     from guide_tui import claims
 
