@@ -131,6 +131,12 @@ def no_hits_message(retrieval: Retrieval) -> str | None:
     return None
 
 
+def say_how_it_was_read(retrieval: Retrieval) -> None:
+    """A note on stderr when the question was not read word for word ('read "the headland" as Elder Ness')."""
+    if retrieval.implied_place:
+        print(f"note: {retrieval.implied_place.note()}", file=sys.stderr, flush=True)
+
+
 def print_retrievals(
     index_dir: Path, questions: list[str], as_json: bool, gate: bool = True, k: int = TOP_K, why: bool = False, markdown: bool = False,
     settings: RetrievalSettings = RetrievalSettings(),
@@ -140,8 +146,8 @@ def print_retrievals(
     console = Console(highlight=False)
     for n, question in enumerate(questions):
         retrieval = retriever.retrieve(question, k=k)
-        if retrieval.implied_place and not as_json:
-            print(f"note: {retrieval.implied_place.note()}", file=sys.stderr, flush=True)
+        if not as_json:
+            say_how_it_was_read(retrieval)
         if as_json:
             print(json.dumps(retrieval_json(retriever, retrieval, why), ensure_ascii=False), flush=True)
         elif markdown:
@@ -175,8 +181,8 @@ def print_answers(
         if answer.fallback_reason and answer.fallback_reason not in fallbacks_said:
             fallbacks_said.add(answer.fallback_reason)
             print(f"note: {answer.fallback_reason}", file=sys.stderr, flush=True)
-        if retrieval.implied_place and not as_json:
-            print(f"note: {retrieval.implied_place.note()}", file=sys.stderr, flush=True)
+        if not as_json:
+            say_how_it_was_read(retrieval)
         if answer.refused and not as_json and (why := no_hits_message(answer.retrieval)):  # as `retrieve` explains it
             print(f"note: {why}", file=sys.stderr, flush=True)
         if as_json:

@@ -234,8 +234,8 @@ def read_in(question: str, implied: ImpliedPlace | None) -> str:
 
 
 def opening_of(chunk: Chunk) -> str:
-    """The paragraphs of a guide's first chunk before its first heading, the title line left out."""
-    return chunk.text.split("\n## ", 1)[0].split("\n\n", 1)[-1] if chunk.text.startswith("# ") else chunk.text.split("\n## ", 1)[0]
+    """The paragraphs of a guide's first chunk before its first heading (its body, past the title line)."""
+    return f"\n{chunk.body}".split("\n## ", 1)[0]
 
 
 def place_guides(chunks: list[Chunk]) -> dict[str, str]:
