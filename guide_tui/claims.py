@@ -214,9 +214,12 @@ COMPARED_WITH = re.compile(r"\b(?:like|than|unlike|compared (?:with|to)|as in|as
 with Marchwood's", "the best winter pick after Marchwood")."""
 
 
-JOURNEY_END = re.compile(r"\b(?:from|to|into|towards?)\s+$|\bnearest\b[\w\s'-]{0,40}?\b(?:in|at)\s+$")
-"""Words before a town a claim only travels from or to ("the drive from Brightwater", "the walk to Brightwater"), or
-names as where the nearest of something is ("the nearest full hospital is in Brightwater")."""
+JOURNEY_END = re.compile(
+    r"\b(?:from|to|into|towards?|leav(?:e|es|ing)|via)\s+$|\b(?:nearest|closest)\b[\w\s'-]{0,40}?\b(?:in|at|is)\s+$"
+)
+"""Words before a town a claim only travels from, to or through ("the drive from Brightwater", "buses leave Brightwater
+hourly"), or names as where the nearest of something is ("the nearest full hospital is in Brightwater", "the closest
+station is Pellew Sands")."""
 
 
 def claim_places(towns: TownNames, text: str, journeys: bool = False) -> frozenset[str]:

@@ -554,6 +554,11 @@ PARAPHRASES = [
     ("Is there a bus to Elder Ness?", "No public transport of any sort goes out to Elder Ness [guide_elder_ness.md]."),
     # the months a guide's "the rest of the year" names
     ("Do I need to book a room in Kestrelford?", "From October to April there's no need to book a room in Kestrelford [guide_kestrelford.md]."),
+    # a town only left from, or named as where the closest of something is: the claim is about the cited guide's town
+    ("Can I get the bus to Kestrelford on a weekend?",
+     "Services leaving Brightwater run every two hours on a Saturday and there are none at all on Sunday [guide_kestrelford.md]."),
+    ("Is Elder Ness reachable by rail?",
+     "The closest station is Pellew Sands, and the road onto the headland floods about six times a year [guide_elder_ness.md]."),
 ]
 
 
