@@ -12,6 +12,11 @@ other halves are never looked at while fitting: they are answered end to end wit
 reported by kind. Both directions are run (odd ids fit / even ids report, and the reverse); the shipped
 model is the one fitted on the odd halves.
 
+The topic feature comes from a second, smaller model fitted first: a logistic model over the teacher vector of the
+question alone, answerable questions against out-of-scope ones (near misses and false premises left out: they are
+about what the guides cover, and the other features judge them), on the same questions, gate refusals included.
+Each fitting row's topic value comes from a topic model fitted without its question (TOPIC_FOLDS folds).
+
     python benchmarks/fit_answerability.py [--original-index DIR] [--write]
 """
 
@@ -24,11 +29,13 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from guide_tui import answerability  # noqa: E402
-from guide_tui.answerability import FEATURES, AnswerabilityModel, fit  # noqa: E402
+from guide_tui.answerability import FEATURES, AnswerabilityModel, fit, fit_vectors  # noqa: E402
 from guide_tui.answering import answer_question  # noqa: E402
 from guide_tui.indexes import BUNDLED_INDEX, build_index, load_index  # noqa: E402
 from guide_tui.questions import load_questions  # noqa: E402
@@ -44,18 +51,56 @@ VARIED = ROOT / "benchmarks" / "data" / "varied_questions.jsonl"
 PLAIN = ROOT / "benchmarks" / "data" / "plain_questions.jsonl"
 BROAD = ROOT / "benchmarks" / "data" / "broad_questions.jsonl"
 L2 = 1.0
+TOPIC_L2 = 0.3  # the topic model's penalty: of 0.3, 1 and 3, 0.3 scored best on the fitted halves (session 13, README)
+TOPIC_FOLDS = 5  # the topic feature of a fitting row comes from a topic model fitted without its question
 ANSWERED_UNANSWERABLE_COST = 1.0  # an unanswerable part answered costs this many wrongly refused answerable ones
 
 
-def rows_of(retriever: Retriever, texts_and_labels: list[tuple[str, int]]) -> list[tuple[dict, int]]:
-    """One (features, label) row per part the model decides on (hard rules and gate refusals left out)."""
+def rows_of(retriever: Retriever, labelled: list[tuple[str, int, int | None]]) -> list[tuple[dict, int, str, np.ndarray]]:
+    """One (features, label, question, the part's teacher vector) row per part the model decides on (hard rules and
+    gate refusals left out). `labelled`: labelled()'s triples."""
     rows = []
-    for text, label in texts_and_labels:
+    for text, label, _ in labelled:
         answer = answer_question(retriever, text, generator="extractive")
         if answer.refusal_reason == "gate":
             continue
-        rows += [(v.features, label) for v in answer.verdicts if v.features]
+        parts = [v for v in answer.verdicts if v.features]
+        vectors = retriever.teacher_encode([v.part for v in parts]) if parts else []
+        rows += [(v.features, label, text, vector) for v, vector in zip(parts, vectors)]
     return rows
+
+
+def labelled(questions) -> list[tuple[str, int, int | None]]:
+    """(question, answered by the guides, what the topic model learns: 1 answerable, 0 out of scope, None for a near
+    miss or a false premise, which ask about what the guides cover and are left to the other features)."""
+    topic = {"out_of_scope": 0, "off_topic": 0, "near_miss": None, "false_premise": None}
+    return [(q.question, int(q.answerable), topic.get(q.kind, 1)) for q in questions]
+
+
+def topic_questions(retriever: Retriever, labelled: list[tuple[str, int, int | None]]) -> list[tuple[str, np.ndarray, int]]:
+    """(question, teacher vector, topic label) of every question with a topic label, the gate's refusals too."""
+    kept = [(text, topic) for text, _, topic in labelled if topic is not None]
+    vectors = retriever.teacher_encode([text for text, _ in kept]) if kept else []
+    return [(text, vector, topic) for (text, topic), vector in zip(kept, vectors)]
+
+
+def with_topic(rows: list[tuple[dict, int, str, np.ndarray]], topics: list[tuple[str, np.ndarray, int]]):
+    """The topic model (answerable or out of scope, from the question's teacher vector alone) fitted on `topics`, and
+    each row's topic feature from one fitted without its question (TOPIC_FOLDS folds by question text), so the
+    answerability model learns how far to trust it: (rows as (features, label), topic weights, topic bias)."""
+    texts = sorted({row[2] for row in rows} | {text for text, _, _ in topics})
+    fold = {text: n % TOPIC_FOLDS for n, text in enumerate(texts)}
+    vectors = np.array([vector for _, vector, _ in topics])
+    labels = [topic for _, _, topic in topics]
+    row_vectors = np.array([row[3] for row in rows])
+    topic = np.zeros(len(rows))
+    for k in range(TOPIC_FOLDS):
+        train = np.array([fold[text] != k for text, _, _ in topics])
+        weights, bias = fit_vectors(vectors[train], [y for y, t in zip(labels, train) if t], TOPIC_L2)
+        held = np.array([fold[row[2]] == k for row in rows])
+        topic[held] = row_vectors[held] @ weights + bias
+    weights, bias = fit_vectors(vectors, labels, TOPIC_L2)
+    return [(row[0] | {"topic": float(t)}, row[1]) for row, t in zip(rows, topic)], weights, bias
 
 
 def choose_threshold(model: AnswerabilityModel, rows: list[tuple[dict, int]]) -> float:
@@ -71,10 +116,12 @@ def choose_threshold(model: AnswerabilityModel, rows: list[tuple[dict, int]]) ->
     return best
 
 
-def fitted(rows: list[tuple[dict, int]], description: dict) -> AnswerabilityModel:
-    weights, bias = fit([f for f, _ in rows], [y for _, y in rows], l2=L2)
-    model = AnswerabilityModel(weights, bias, 0.5, description)
-    return replace(model, threshold=choose_threshold(model, rows))
+def fitted(rows: list[tuple[dict, int, str, np.ndarray]], topics: list[tuple[str, np.ndarray, int]], description: dict) -> AnswerabilityModel:
+    scored, topic_weights, topic_bias = with_topic(rows, topics)
+    weights, bias = fit([f for f, _ in scored], [y for _, y in scored], l2=L2)
+    model = AnswerabilityModel(weights, bias, 0.5, description | {"topic_l2": TOPIC_L2, "topic_folds": TOPIC_FOLDS},
+                               tuple(float(w) for w in topic_weights), topic_bias)
+    return replace(model, threshold=choose_threshold(model, scored))
 
 
 def run_with(model: AnswerabilityModel, retriever: Retriever, questions) -> str:
@@ -96,9 +143,9 @@ def main() -> None:
     original = Retriever(load_index(original_dir))
     placeholder = AnswerabilityModel({}, 10.0, 0.5)  # answers every part, so every part's features are measured
     answerability._LOADED[answerability.MODEL_FILE] = placeholder
-    own = [(q.text, int(q.in_corpus)) for q in load_questions().questions]
-    own += [(q.question, int(q.answerable)) for q in load_traveller_questions(OWN)]
-    own_rows = rows_of(bundled, own)
+    own = [(q.text, int(q.in_corpus), {"answerable": 1, "off_topic": 0}.get(q.kind)) for q in load_questions().questions]
+    own += labelled(load_traveller_questions(OWN))
+    own_rows, own_topics = rows_of(bundled, own), topic_questions(bundled, own)
     blind = {
         "dev": (original, load_traveller_questions(DEV)),
         "hard": (bundled, load_traveller_questions(HARD)),
@@ -110,13 +157,14 @@ def main() -> None:
         (name, half): [q for q in questions if q.number % 2 == (half == "odd")]
         for name, (_, questions) in blind.items() for half in ("odd", "even")
     }
-    blind_rows = {
-        key: rows_of(blind[key[0]][0], [(q.question, int(q.answerable)) for q in questions]) for key, questions in halves.items()
-    }
+    blind_rows = {key: rows_of(blind[key[0]][0], labelled(questions)) for key, questions in halves.items()}
+    blind_topics = {key: topic_questions(blind[key[0]][0], labelled(questions)) for key, questions in halves.items()}
     shipped = None
     for fit_half, report_half in (("odd", "even"), ("even", "odd")):
         rows = own_rows + [row for name in blind for row in blind_rows[name, fit_half]]
-        model = fitted(rows, {"own_questions": len(own), "blind_half": fit_half, "rows": len(rows), "l2": L2})
+        topics = own_topics + [row for name in blind for row in blind_topics[name, fit_half]]
+        model = fitted(rows, topics, {"own_questions": len(own), "blind_half": fit_half, "rows": len(rows), "l2": L2,
+                                      "topic_questions": len(topics)})
         print(f"\n== fitted on own questions + the {fit_half} ids of {', '.join(blind)} ({len(rows)} parts); threshold {model.threshold:.3f}")
         print("weights: " + ", ".join(f"{n} {model.weights[n]:+.2f}" for n in FEATURES) + f", bias {model.bias:+.2f}")
         for name, (retriever, _) in blind.items():

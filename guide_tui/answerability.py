@@ -29,6 +29,7 @@ FEATURES = (
     "no_subject",  # 1 when the question has no content word left ("what about it?")
     "absent_thing",  # an "is there / can I hire" question with a word the place's guides never use
     "follow_up",  # 1 for a later part of a question, whose words lean on the part before ("and how long is the ride?")
+    "topic",  # the topic model's log-odds that a question worded like this one is about what the guides cover (0 without the teacher)
 )
 MODEL_FILE = Path(__file__).with_name("answerability.json")
 
@@ -59,6 +60,16 @@ class AnswerabilityModel:
     bias: float
     threshold: float  # answer when the probability is at least this
     fitted_on: dict = field(default_factory=dict)  # which questions, and the cross-validated figures
+    # the topic model: log-odds = topic_bias + topic_weights . the question's teacher vector, learnt from labelled answerable
+    # and out-of-scope questions' wording alone ("which football club..." reads unlike what the guides cover, whatever is retrieved)
+    topic_weights: tuple[float, ...] = ()
+    topic_bias: float = 0.0
+
+    def topic(self, vector: np.ndarray | None) -> float:
+        """The topic feature of a question (or part) with this teacher vector; 0 without a vector or a topic model."""
+        if vector is None or len(self.topic_weights) != len(vector):
+            return 0.0
+        return float(self.topic_bias + np.dot(self.topic_weights, vector))
 
     def probability(self, features: dict[str, float]) -> float:
         z = self.bias + sum(self.weights.get(name, 0.0) * value for name, value in features.items())
@@ -70,17 +81,25 @@ class AnswerabilityModel:
 
     def to_json(self) -> dict:
         return {"features": list(FEATURES), "weights": self.weights, "bias": self.bias, "threshold": self.threshold,
-                "fitted_on": self.fitted_on}
+                "fitted_on": self.fitted_on,
+                "topic": {"bias": self.topic_bias, "weights": [round(w, 6) for w in self.topic_weights]}}
 
     @classmethod
     def load(cls, path: Path = MODEL_FILE) -> AnswerabilityModel:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        return cls(dict(data["weights"]), float(data["bias"]), float(data["threshold"]), data.get("fitted_on", {}))
+        topic = data.get("topic") or {}
+        return cls(dict(data["weights"]), float(data["bias"]), float(data["threshold"]), data.get("fitted_on", {}),
+                   tuple(float(w) for w in topic.get("weights", ())), float(topic.get("bias", 0.0)))
 
 
 def fit(rows: list[dict[str, float]], labels: list[int], l2: float = 1.0, steps: int = 200) -> tuple[dict[str, float], float]:
     """Logistic regression by Newton's method with an L2 penalty (not on the bias): weights and bias."""
-    x = np.array([[row[name] for name in FEATURES] for row in rows], dtype=np.float64)
+    weights, bias = fit_vectors(np.array([[row[name] for name in FEATURES] for row in rows], dtype=np.float64), labels, l2, steps)
+    return {name: float(v) for name, v in zip(FEATURES, weights)}, bias
+
+
+def fit_vectors(x: np.ndarray, labels: list[int], l2: float = 1.0, steps: int = 200) -> tuple[np.ndarray, float]:
+    """fit() over rows given as a matrix (the topic model's: one teacher vector per question)."""
     y = np.array(labels, dtype=np.float64)
     x1 = np.hstack([x, np.ones((len(x), 1))])
     w = np.zeros(x1.shape[1])
@@ -94,7 +113,7 @@ def fit(rows: list[dict[str, float]], labels: list[int], l2: float = 1.0, steps:
         w -= step
         if np.abs(step).max() < 1e-8:
             break
-    return {name: float(v) for name, v in zip(FEATURES, w[:-1])}, float(w[-1])
+    return w[:-1], float(w[-1])
 
 
 _LOADED: dict[Path, AnswerabilityModel] = {}

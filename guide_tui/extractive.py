@@ -615,7 +615,7 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
             verdicts.append(Verdict(part, 0.0, False, {}, reason))
             uncovered.append(part)
             continue
-        found = part_evidence(part, subject, hits, facts, similarities)
+        found = part_evidence(part, subject, hits, facts, similarities, part_vector)
         verdicts += found.verdicts
         if found.problem:
             uncovered.append(part)
@@ -650,9 +650,11 @@ def unknown_names(question: str, facts: Analysed) -> list[str]:
 
 
 def part_evidence(
-    part: str, subject: Subject, hits: list[Hit], facts: Analysed, teacher: dict[int, float] | None
+    part: str, subject: Subject, hits: list[Hit], facts: Analysed, teacher: dict[int, float] | None,
+    part_vector: np.ndarray | None = None,
 ) -> Evidence:
-    """The sentence (or few) that answer one question, or why none does, with the model's verdict."""
+    """The sentence (or few) that answer one question, or why none does, with the model's verdict.
+    part_vector: the part's teacher vector, which the topic feature reads (None without the teacher)."""
     everything = candidates(subject, hits, facts, teacher)
     ranked = [c for c in everything if c.allowed]
     if not ranked:
@@ -678,8 +680,8 @@ def part_evidence(
             quotes.append(other)
     if not whole_section:
         quotes += closest_to_question(ranked, quotes, subject, facts)
-    features = answerability_features(subject, primary, everything, facts)
     model = shipped_model()
+    features = answerability_features(subject, primary, everything, facts) | {"topic": model.topic(part_vector)}
     probability = model.probability(features)
     if probability >= model.threshold:
         return Evidence(quotes, verdicts=[Verdict(part, probability, True, features)])
@@ -755,7 +757,8 @@ def completion(subject: Subject, best: Candidate, facts: Analysed, teacher: dict
 
 
 def answerability_features(subject: Subject, quotes: list[Candidate], everything: list[Candidate], facts: Analysed) -> dict[str, float]:
-    """What the answerability model weighs (answerability.FEATURES), measured on the chosen quotes."""
+    """What the answerability model weighs (answerability.FEATURES), measured on the chosen quotes; all but `topic`,
+    which reads the question alone (part_evidence adds it)."""
     best = quotes[0]
     place = facts.place_evidence(subject.towns)
     known_here = coverage(subject, place, facts) >= SIMILAR_WORD
