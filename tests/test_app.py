@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import pty
+import re
 import shutil
 import subprocess
 import sys
@@ -717,3 +718,15 @@ async def test_open_question_goes_to_a_labelled_question_by_id(retriever):
         await pilot.press("f4")  # stepping goes on from the opened question
         await settle(pilot)
         assert app.query_one("#question", Input).value == questions[3].text
+
+
+async def test_a_refusal_close_to_the_threshold_shows_its_probability_below_it(retriever):
+    """"p=0.46 (answers at ≥ 0.46)" on a refusal reads as a contradiction: as many decimals as tell them apart."""
+    question = "how do I renew my passport in Marchwood?"
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, question)
+        answer = " ".join(text_of(app, "#answer-text").split())
+        shown = re.search(r"answerability p=([\d.]+) \(answers at ≥ ([\d.]+)\)", answer)
+        assert "REFUSED answerability" in answer and shown, answer
+        assert float(shown.group(1)) < float(shown.group(2))

@@ -96,8 +96,19 @@ def verdict_lines(answer: Answer) -> list[str]:
         pushes = sorted(model.contributions(verdict.features).items(), key=lambda item: -abs(item[1]))[:3]
         why = ", ".join(f"{name} {verdict.features[name]:.2f} ({push:+.2f})" for name, push in pushes)
         label = f"“{verdict.part}”: " if len(answer.verdicts) > 1 else ""
-        lines.append(f"answerability {label}p={verdict.probability:.2f} (answers at ≥ {model.threshold:.2f}); most weight: {why}")
+        p, at = apart(verdict.probability, model.threshold)
+        lines.append(f"answerability {label}p={p} (answers at ≥ {at}); most weight: {why}")
     return lines
+
+
+def apart(probability: float, threshold: float) -> tuple[str, str]:
+    """Both to two decimals, or to as many (up to four) as it takes to tell them apart: "p=0.46 (answers at ≥ 0.46)"
+    on a refusal reads as a contradiction."""
+    for digits in (2, 3, 4):
+        shown = f"{probability:.{digits}f}", f"{threshold:.{digits}f}"
+        if shown[0] != shown[1]:
+            break
+    return shown
 
 
 def refusal_reason(answer: Answer) -> str:
