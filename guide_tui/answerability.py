@@ -32,6 +32,10 @@ FEATURES = (
     "topic",  # the topic model's log-odds that a question worded like this one is about what the guides cover (0 without the teacher)
 )
 MODEL_FILE = Path(__file__).with_name("answerability.json")
+SIGNS = {  # the direction each feature may push, so a weight reads as it is named: more unknown words never argue for answering
+    "unknown_anywhere": -1, "unknown_here": -1, "literal_unknown_here": -1, "named_unknown_here": -1, "coverage": 1,
+    "similarity": 1, "teacher": 1, "kind_missing": -1, "other_place": -1, "yes_no_unknown": -1, "absent_thing": -1, "topic": 1,
+}
 
 
 @dataclass(frozen=True)
@@ -93,9 +97,17 @@ class AnswerabilityModel:
 
 
 def fit(rows: list[dict[str, float]], labels: list[int], l2: float = 1.0, steps: int = 200) -> tuple[dict[str, float], float]:
-    """Logistic regression by Newton's method with an L2 penalty (not on the bias): weights and bias."""
-    weights, bias = fit_vectors(np.array([[row[name] for name in FEATURES] for row in rows], dtype=np.float64), labels, l2, steps)
-    return {name: float(v) for name, v in zip(FEATURES, weights)}, bias
+    """Logistic regression by Newton's method with an L2 penalty (not on the bias): weights and bias. A feature whose
+    weight comes out against its SIGNS direction (collinear with another) is left out and the rest refitted, until none is."""
+    kept = list(FEATURES)
+    while True:
+        x = np.array([[row[name] for name in kept] for row in rows], dtype=np.float64)
+        fitted, bias = fit_vectors(x, labels, l2, steps)
+        weights = dict(zip(kept, fitted.tolist()))
+        wrong = [name for name, w in weights.items() if SIGNS.get(name, 0) * w < 0]
+        if not wrong:
+            return {name: weights.get(name, 0.0) for name in FEATURES}, bias
+        kept.remove(max(wrong, key=lambda name: abs(weights[name])))
 
 
 def fit_vectors(x: np.ndarray, labels: list[int], l2: float = 1.0, steps: int = 200) -> tuple[np.ndarray, float]:

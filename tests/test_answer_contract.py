@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from guide_tui.answerability import FEATURES, AnswerabilityModel, fit, shipped_model
+from guide_tui.answerability import FEATURES, SIGNS, AnswerabilityModel, fit, shipped_model
 from guide_tui.answering import answer_question
 from guide_tui.answers import REFUSAL
 from guide_tui.asked import asks_for_a_list, asks_to_make_something, question_parts
@@ -221,6 +221,16 @@ def test_every_answer_and_refusal_in_ask_json_carries_its_verdicts(tmp_path) -> 
     assert rows[2]["answerability"][0]["reason"] == "the guides never mention Edinburgh"
 
 
+def test_a_feature_fitted_against_its_direction_is_left_out() -> None:
+    """One feature carries the signal plus noise, another only the noise: unconstrained, the second takes a positive
+    weight (+0.97) to cancel the noise, and "unknown words" would read as an argument for answering. It is left out."""
+    rows = [dict.fromkeys(FEATURES, 0.0) | {"literal_unknown_here": float(n < 20) + (n % 5) / 5, "unknown_anywhere": (n % 5) / 5}
+            for n in range(40)]
+    labels = [int(n >= 20) for n in range(40)]
+    weights, _ = fit(rows, labels)
+    assert weights["unknown_anywhere"] == 0.0 and weights["literal_unknown_here"] < -1.0
+
+
 def test_fit_separates_what_one_feature_separates() -> None:
     rows = [dict.fromkeys(FEATURES, 0.0) | {"kind_missing": float(n % 2)} for n in range(40)]
     labels = [1 - n % 2 for n in range(40)]
@@ -233,6 +243,7 @@ def test_fit_separates_what_one_feature_separates() -> None:
 def test_the_shipped_model_weighs_every_feature_and_says_what_it_was_fitted_on() -> None:
     model = shipped_model()
     assert set(model.weights) == set(FEATURES)
+    assert all(SIGNS.get(name, 0) * weight >= 0 for name, weight in model.weights.items())  # each pushes as it is named
     assert 0.0 < model.threshold < 1.0
     assert model.fitted_on["blind_half"] == "odd"
 
