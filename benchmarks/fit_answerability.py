@@ -70,11 +70,14 @@ def rows_of(retriever: Retriever, labelled: list[tuple[str, int, int | None]]) -
     return rows
 
 
+TOPIC_LABELS = {"out_of_scope": 0, "off_topic": 0, "near_miss": None, "false_premise": None}
+"""What the topic model learns of each kind of question (any other kind is answerable: 1). A near miss or a false
+premise asks about what the guides cover: it is left to the other features."""
+
+
 def labelled(questions) -> list[tuple[str, int, int | None]]:
-    """(question, answered by the guides, what the topic model learns: 1 answerable, 0 out of scope, None for a near
-    miss or a false premise, which ask about what the guides cover and are left to the other features)."""
-    topic = {"out_of_scope": 0, "off_topic": 0, "near_miss": None, "false_premise": None}
-    return [(q.question, int(q.answerable), topic.get(q.kind, 1)) for q in questions]
+    """(question, answered by the guides, its topic label) of traveller questions."""
+    return [(q.question, int(q.answerable), TOPIC_LABELS.get(q.kind, 1)) for q in questions]
 
 
 def topic_questions(retriever: Retriever, labelled: list[tuple[str, int, int | None]]) -> list[tuple[str, np.ndarray, int]]:
@@ -143,7 +146,7 @@ def main() -> None:
     original = Retriever(load_index(original_dir))
     placeholder = AnswerabilityModel({}, 10.0, 0.5)  # answers every part, so every part's features are measured
     answerability._LOADED[answerability.MODEL_FILE] = placeholder
-    own = [(q.text, int(q.in_corpus), {"answerable": 1, "off_topic": 0}.get(q.kind)) for q in load_questions().questions]
+    own = [(q.text, int(q.in_corpus), TOPIC_LABELS.get(q.kind, 1)) for q in load_questions().questions]
     own += labelled(load_traveller_questions(OWN))
     own_rows, own_topics = rows_of(bundled, own), topic_questions(bundled, own)
     blind = {
