@@ -606,8 +606,7 @@ def conclusion_problem(plain: str, fits: list[Said], embedder: Embedder, setting
     conclusion = conclusion_of(plain)
     if conclusion is None or not fits:
         return None
-    vector = embedder.encode([conclusion])[0]
-    vector = vector / (np.linalg.norm(vector) or 1.0)
+    vector = embedder.encode([conclusion])[0]  # unit length, as Embedder.encode returns every vector
     closest, source = max(((max(float(vector @ v) for v in [s.vector, *(c.vector for c in s.clauses)]), s) for s in fits), key=lambda p: p[0])
     if closest >= settings.conclusion:
         return None
