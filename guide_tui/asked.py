@@ -233,7 +233,7 @@ PLURAL = rf"(?!(?:{VALUE_PLURALS})\b)[a-z][a-z-]{{2,}}(?<!ss)(?<!us)(?<!is)s\b"
 """A plural noun, any: "walks", "sights", "must-sees" (a list asked for by a noun no table names is still a list)."""
 LIST_CUE = _pattern(
     rf"\b(?:what|which)\s+(?:(?:are|were)\s+(?:the\s+|some\s+|any\s+)?(?:\w+\s+)?|(?:of\s+the\s+)?){PLURAL}"
-    rf"|\b(?:any|some|a few|several|top|best|must-see)\s+(?:good\s+|nice\s+|decent\s+)?{PLURAL}|\bmust-sees?\b"
+    rf"|\b(?:any|some|a few|several|top|best|main|must-see)\s+(?:good\s+|nice\s+|decent\s+)?{PLURAL}|\bmust-sees?\b"
     r"|\bwhat(?:'s|’s| is| else is)? there to\b|\bworth (?:seeing|doing|visiting|a visit)\b|\bhighlights?\b|\bnot (?:to )?miss\b"
     r"|\bwhat (?:can|could|should) (?:i|we|you|one) (?:do|see|visit)\b|\blist\b|\b(?:things|places|ideas) (?:to|for)\b"
     r"|\bwhat(?:'s|’s| is)? (?:\w+\s+)?to (?:do|see|visit)\b|\bwhat .{0,40}s\s+are there\b|\bwhat (?:kinds?|sorts?|types?) of\b|\bon offer\b"

@@ -44,7 +44,7 @@ class RankExplanation:
 
     @property
     def best_sentence(self) -> str:
-        """The chunk's sentence closest to the question (its distance is the row's distance)."""
+        """The chunk's sentence closest to the question (its distance is the row's, unless the heading was nearer)."""
         return self.hit.matched_sentence
 
     def part_terms(self) -> list[str]:
@@ -62,7 +62,11 @@ class RankExplanation:
         """The explanation as plain lines (the CLI prints them under the row)."""
         lines = [self.sum_line()]
         lines.append("terms matched: " + (", ".join(self.matched_terms) or "none"))
-        lines.append(f"best sentence (distance {self.hit.vector_distance:.4f}): {self.best_sentence or '(none)'}")
+        if self.hit.by_heading:
+            heading = f"{self.hit.chunk.title}, {self.hit.chunk.section}"
+            lines.append(f"heading (distance {self.hit.vector_distance:.4f}, nearer than its best sentence; a list question): {heading}")
+        sentence = self.hit.vector_distance if self.hit.sentence_distance is None else self.hit.sentence_distance
+        lines.append(f"best sentence (distance {sentence:.4f}): {self.best_sentence or '(none)'}")
         if self.quoted:
             lines.append("quoted by the answer: " + " … ".join(self.quoted))
         return lines

@@ -52,7 +52,7 @@ def retrieval_table(retrieval: Retrieval) -> Table:
         title=Text(retrieval.question or "(empty question)"),
         caption=(
             f"gate {verdict}: best distance {gate.best_distance:.4f}, cutoff {cutoff}; above the line: what the answer may use; ✗ dimmed = beyond the cutoff"
-            + past
+            + heading_note(retrieval) + past
         ),
         title_justify="left",
         box=box.SIMPLE_HEAD,
@@ -74,7 +74,7 @@ def retrieval_table(retrieval: Retrieval) -> Table:
             str(hit.rank),
             Text(hit.chunk.chunk_id),
             Text(hit.chunk.section),
-            f"{hit.vector_distance:.4f}{' ✗' if hit.above_cutoff else '  '}",
+            f"{hit.distance_text()}{' ✗' if hit.above_cutoff else '  '}",
             f"{hit.keyword_score:.4f}",
             teacher_cell(hit),
             f"{hit.fused_score:.4f}",
@@ -115,6 +115,11 @@ def retrieval_json(retriever: Retriever, retrieval: Retrieval, why: bool) -> dic
             row["best_sentence"] = explanation.best_sentence
     record["within_cutoff"] = [hit.chunk.chunk_id for hit in cutoff_split(retrieval)[0]]  # the rows above the cutoff line
     return record
+
+
+def heading_note(retrieval: Retrieval) -> str:
+    """"; h = the distance of the chunk's heading" when a row's distance is its heading's (a list question)."""
+    return "; h = the distance of the chunk's heading (a list question), nearer than its best sentence" if any(h.by_heading for h in retrieval.hits) else ""
 
 
 def teacher_cell(hit: Hit) -> str:
@@ -251,7 +256,7 @@ def question_markdown(retriever: Retriever, retrieval: Retrieval, answer=None, w
     else:
         verdict = "passed" if gate.passed else "refused"
         gate_line = f"Gate {verdict}: best distance {gate.best_distance:.4f}, cutoff {cutoff}."
-        lines += [f"{gate_line} Rows above the cutoff line are what the answer may use; ✗ = beyond the cutoff.", ""]
+        lines += [f"{gate_line} Rows above the cutoff line are what the answer may use; ✗ = beyond the cutoff{heading_note(retrieval)}.", ""]
         quoted = set() if answer is None or answer.refused else {c.chunk_id for c in answer.citations}
         header = ["#", "chunk", "section", "distance (best sentence)", "keyword BM25", "teacher cosine", "fused"]
         header += ["quoted"] if answer is not None else []
@@ -262,7 +267,7 @@ def question_markdown(retriever: Retriever, retrieval: Retrieval, answer=None, w
                 lines.append("| " + " | ".join(["", f"**cutoff {cutoff}**", "", f"> {cutoff}"] + [""] * (len(header) - 4)) + " |")
             row = [
                 str(hit.rank), f"`{hit.chunk.chunk_id}`", cell(hit.chunk.section),
-                f"{hit.vector_distance:.4f}{' ✗' if hit.above_cutoff else ''}", f"{hit.keyword_score:.4f}",
+                f"{hit.distance_text()}{' ✗' if hit.above_cutoff else ''}", f"{hit.keyword_score:.4f}",
                 teacher_cell(hit), f"{hit.fused_score:.4f}",
             ]  # fmt: skip
             row += (["✓" if hit.chunk.chunk_id in quoted else ""] if answer is not None else [])

@@ -20,7 +20,7 @@ import copy
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -116,11 +116,25 @@ class ScoreParts:
         return tuple(FusedPart(name, self.weights[name], float(self.scaled[name][chunk])) for name in FUSED_PARTS)
 
 
+class Ranking(NamedTuple):
+    """Every chunk ordinal best first (repeated texts left out), with the per-chunk arrays behind the order."""
+
+    order: list[int]
+    distances: np.ndarray  # what the gate and the fusion act on: sentence_distances, or a list question's nearer heading
+    sentence_distances: np.ndarray  # of each chunk's best-matching sentence
+    keyword: np.ndarray
+    fused: np.ndarray
+    best_unit: np.ndarray
+    teacher: dict[int, float]  # teacher similarity of the pooled chunks
+    question_vector: np.ndarray | None  # the question's teacher vector
+    parts: ScoreParts | None  # the fused scores' parts
+
+
 @dataclass(frozen=True)
 class Hit:
     rank: int
     chunk: Chunk
-    vector_distance: float  # of the chunk's best-matching sentence
+    vector_distance: float  # of the chunk's best-matching sentence, or of its heading for a list question when nearer
     keyword_score: float
     fused_score: float
     matched_sentence: str
@@ -129,6 +143,16 @@ class Hit:
     # teacher cosine of question and best sentence, or section heading for a list question when closer (None: not pooled)
     teacher_similarity: float | None = None
     parts: tuple[FusedPart, ...] = ()  # the fused score's parts (FUSED_PARTS order); sum_parts of their values is fused_score
+    sentence_distance: float | None = None  # set when vector_distance is the heading's: then the best sentence's
+
+    @property
+    def by_heading(self) -> bool:
+        """Its distance is its heading's (Retriever.heading_distances), nearer than its best sentence."""
+        return self.sentence_distance is not None
+
+    def distance_text(self) -> str:
+        """The distance as the tables show it: "0.3930h" when it is the heading's."""
+        return f"{self.vector_distance:.4f}{'h' if self.by_heading else ''}"
 
     def to_json(self) -> dict:
         return {
@@ -137,6 +161,8 @@ class Hit:
             "file": self.chunk.file,
             "section": self.chunk.section,
             "vector_distance": round(self.vector_distance, 4),
+            "distance_of": "heading" if self.by_heading else "sentence",
+            "sentence_distance": round(self.vector_distance if self.sentence_distance is None else self.sentence_distance, 4),
             "keyword_score": round(self.keyword_score, 4),
             "fused_score": round(self.fused_score, 4),
             "teacher_similarity": None if self.teacher_similarity is None else round(self.teacher_similarity, 4),
@@ -354,6 +380,7 @@ class Retriever:
         """The teacher's sentence vectors were made with town names masked (indexes.teacher_texts): so are the questions'."""
         self._teacher = None
         self._headings: dict[str, np.ndarray] = {}
+        self._static_headings: np.ndarray | None = None
         self._question_vectors: dict[str, np.ndarray] = {}
         self._openings: dict[str, set[str]] | None = None
 
@@ -474,6 +501,17 @@ class Retriever:
         best_unit[owners[firsts]] = keys[firsts]
         return distances, best_unit
 
+    def heading_distances(self, question: str) -> np.ndarray:
+        """Per chunk: distance of the question from its heading in its guide, "Brightwater, What to see" (each
+        chunk's heading encoded at the first list question, then kept). A list asks for a section, and the
+        static model meets "the main sights" in the heading better than in any one sentence of "What to see"."""
+        if self._static_headings is None:
+            self._static_headings = self.index.embedder.encode([f"{c.title}, {c.section}" for c in self.index.chunks])
+        vector = self.index.embedder.encode([question])[0]
+        if not np.any(vector) or not len(self._static_headings):
+            return np.ones(self.chunk_count)
+        return 1.0 - self._static_headings @ vector
+
     def nearest(self, vector: np.ndarray):
         """Every sentence by distance (exact search) up to EXACT_SEARCH_MAX sentences; above, the
         VECTOR_CANDIDATES nearest by the HNSW graph, with their exact distances (the rest count as 1)."""
@@ -518,23 +556,22 @@ class Retriever:
         scaled = {"vector": vector_part, "keyword": keyword_part, "region_bonus": region, "asked_value_bonus": asked_value}
         return ScoreParts(weights, scaled | {"teacher": np.zeros(self.chunk_count)}, chunks)
 
-    def ranking(
-        self, question: str
-    ) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[int, float], np.ndarray | None, ScoreParts | None]:
-        """Every chunk ordinal best first (repeated texts left out), with the arrays behind the order:
-        distances, keyword scores, final scores, best units, teacher similarity of the pooled chunks, the
-        question's teacher vector, and the final scores' parts."""
-        distances, best_unit = self.vector_distances(question)
+    def ranking(self, question: str) -> Ranking:
+        """Every chunk ordinal best first (repeated texts left out), with the arrays behind the order."""
+        sentence_distances, best_unit = self.vector_distances(question)
+        distances = sentence_distances
+        if asks_for_a_list(question):  # a list is usually a whole section, which its heading names
+            distances = np.minimum(sentence_distances, self.heading_distances(question))
         keyword = self.keyword_scores(question)
         if best_unit.max(initial=-1) < 0 and not keyword.any():  # nothing in the question matched anything
-            return [], distances, keyword, np.zeros_like(keyword), best_unit, {}, None, None
+            return Ranking([], distances, sentence_distances, keyword, np.zeros_like(keyword), best_unit, {}, None, None)
         ranked = self.ranked_chunks(best_unit, keyword)
         parts = self.score_parts(question, distances, keyword, ranked)
         fused = parts.total()
         order = self.distinct(ranked[np.lexsort((ranked, distances[ranked], -fused[ranked]))].tolist())
         teacher = self.teacher
         if teacher is None:
-            return order, distances, keyword, fused, best_unit, {}, None, parts
+            return Ranking(order, distances, sentence_distances, keyword, fused, best_unit, {}, None, parts)
         question_vector = self.question_vector(question)
         pool = order[: self.fusion.teacher_pool]
         similarity = self.teacher_similarities(question_vector, pool)
@@ -545,7 +582,8 @@ class Retriever:
         parts.scaled["teacher"][pool] = scaled
         fused = parts.total()
         pool = sorted(pool, key=lambda i: (-fused[i], distances[i], i))
-        return pool + order[len(pool) :], distances, keyword, fused, best_unit, dict(zip(order[: len(pool)], similarity)), question_vector, parts
+        teacher_of = dict(zip(order[: len(pool)], similarity))
+        return Ranking(pool + order[len(pool) :], distances, sentence_distances, keyword, fused, best_unit, teacher_of, question_vector, parts)
 
     def ranked_chunks(self, best_unit: np.ndarray, keyword: np.ndarray) -> np.ndarray:
         """The chunks put in order: all of them when every sentence was compared with the question (up to
@@ -586,22 +624,24 @@ class Retriever:
         implied = self.implied_place(question)
         asked = question
         question = read_in(question, implied)
-        order, distances, keyword, fused, best_unit, teacher, question_vector, parts = self.ranking(question)
+        ranked = self.ranking(question)
+        distances, best_unit = ranked.distances, ranked.best_unit
         hits = [
             Hit(
                 rank=r + 1,
                 chunk=self.index.chunks[i],
                 ordinal=i,
                 vector_distance=float(distances[i]),
-                keyword_score=float(keyword[i]),
-                fused_score=float(fused[i]),
+                keyword_score=float(ranked.keyword[i]),
+                fused_score=float(ranked.fused[i]),
                 matched_sentence=self.index.units[best_unit[i]].text if best_unit[i] >= 0 else "",
                 above_cutoff=cutoff is not None and float(distances[i]) > cutoff,
-                teacher_similarity=teacher.get(i),
-                parts=parts.of_chunk(i),
+                teacher_similarity=ranked.teacher.get(i),
+                parts=ranked.parts.of_chunk(i),
+                sentence_distance=float(ranked.sentence_distances[i]) if distances[i] < ranked.sentence_distances[i] else None,
             )
-            for r, i in enumerate(order[:k])
+            for r, i in enumerate(ranked.order[:k])
         ]
         best = float(distances.min())
         gate = Gate(best, cutoff, bool(hits) and (cutoff is None or best <= cutoff), self.index.cutoff)
-        return Retrieval(asked, hits, gate, question_vector, implied)
+        return Retrieval(asked, hits, gate, ranked.question_vector, implied)

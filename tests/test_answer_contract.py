@@ -287,6 +287,7 @@ def test_a_list_question_ranks_the_section_its_heading_names_first(retriever) ->
         ("Any good walks near Elder Ness?", True),
         ("Which roads should cyclists avoid?", True),
         ("Top attractions in Brightwater?", True),
+        ("main museums in marchwood for a wet day?", True),  # a headline, no question word
         ("Name a few pubs in Halden Bay", True),
         ("Recommend some places to eat in Marchwood", True),
         ("What should I not miss in Kestrelford?", True),

@@ -75,6 +75,22 @@ def test_vector_distance_is_the_best_sentence_distance(retriever, bundled_index)
         assert hit.matched_sentence == units[int(np.argmin(distances))].text
 
 
+def test_a_list_question_is_as_near_a_chunk_as_its_heading(retriever, bundled_index) -> None:
+    """A list asks for a section: its distance from a chunk is the nearer of the best sentence and the heading in its
+    guide ("Brightwater, What to see"), said as such; any other question's is the best sentence's."""
+    listed = retriever.retrieve("What are the main sights in Brightwater?")
+    top = listed.hits[0]
+    assert (top.chunk.chunk_id, top.chunk.section) == ("guide_brightwater.md#3", "What to see") and listed.gate.passed
+    heading = bundled_index.embedder.encode([f"{top.chunk.title}, {top.chunk.section}"])[0]
+    asked = bundled_index.embedder.encode([listed.question])[0]
+    assert top.by_heading and top.vector_distance == pytest.approx(1 - heading @ asked, abs=1e-4)
+    assert top.vector_distance < top.sentence_distance  # the static model meets "sights" in the heading, not in a sentence
+    assert top.to_json()["distance_of"] == "heading" and top.distance_text().endswith("h")
+    assert "h = the distance of the chunk's heading" in render(listed, 120)
+    asked_one = retriever.retrieve("How long should I allow for the Brightwater mill museum?")
+    assert not any(hit.by_heading for hit in asked_one.hits)
+
+
 def test_fused_order_and_cutoff_marks_are_consistent(retriever) -> None:
     for question in LABELLED.questions:
         retrieval = retriever.retrieve(question.text)
@@ -205,7 +221,7 @@ def test_table_numbers_equal_json_numbers(retriever, width: int) -> None:
         assert all(len(line) <= width for line in text.splitlines())
         rows = {}
         for line in text.splitlines():
-            match = re.match(r"\s*(\d+)\s+(guide_\S+#\d+)\s.*?(\d+\.\d{4})(?: ✗|  )?\s+(\d+\.\d{4})\s+(\d+\.\d{4}|-)\s+(\d+\.\d{4})\s*$", line)
+            match = re.match(r"\s*(\d+)\s+(guide_\S+#\d+)\s.*?(\d+\.\d{4})h?(?: ✗|  )?\s+(\d+\.\d{4})\s+(\d+\.\d{4}|-)\s+(\d+\.\d{4})\s*$", line)
             if match:
                 teacher = None if match.group(5) == "-" else float(match.group(5))
                 rows[match.group(2)] = (int(match.group(1)), float(match.group(3)), float(match.group(4)), teacher, float(match.group(6)))
@@ -242,9 +258,10 @@ def test_retrieve_json_schema(capsys) -> None:
         assert obj["gate"]["calibrated_cutoff"] == obj["gate"]["cutoff"]  # no knob moved it
         for item in obj["retrieved"]:
             assert set(item) == {
-                "rank", "chunk_id", "file", "section", "vector_distance", "keyword_score", "teacher_similarity", "fused_score", "above_cutoff",
-                "parts",
+                "rank", "chunk_id", "file", "section", "vector_distance", "distance_of", "sentence_distance", "keyword_score",
+                "teacher_similarity", "fused_score", "above_cutoff", "parts",
             }
+            assert item["distance_of"] == "sentence" and item["sentence_distance"] == item["vector_distance"]  # no list question
             assert item["teacher_similarity"] is None or -1.0 <= item["teacher_similarity"] <= 1.0
             assert isinstance(item["rank"], int) and item["chunk_id"].startswith(item["file"] + "#")
             assert all(isinstance(item[k], float) for k in ("vector_distance", "keyword_score", "fused_score"))

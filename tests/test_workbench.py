@@ -89,6 +89,17 @@ def test_retrieve_why_prints_each_rows_parts_terms_and_best_sentence(capsys, ret
     assert "bakeri" in first["matched_terms"] and first["best_sentence"] == top.matched_sentence
 
 
+def test_retrieve_why_says_when_a_rows_distance_is_its_headings(capsys, retriever):
+    sights = "What are the main sights in Brightwater?"
+    code, out, _ = run_cli(capsys, "retrieve", "--why", sights)
+    top = retriever.retrieve(sights).hits[0]
+    block = out.split(f"#1 {top.chunk.chunk_id}\n", 1)[1].split("\n#2 ", 1)[0]
+    heading_line, sentence_line = block.splitlines()[2:4]
+    assert code == 0 and top.by_heading
+    assert heading_line.strip() == f"heading (distance {top.vector_distance:.4f}, nearer than its best sentence; a list question): Brightwater, What to see"
+    assert sentence_line.strip() == f"best sentence (distance {top.sentence_distance:.4f}): {top.matched_sentence}"
+
+
 def test_matched_words_are_the_chunk_words_whose_stems_the_question_holds(retriever):
     retrieval = retriever.retrieve(BAKERY)
     hit = retrieval.hits[0]

@@ -125,7 +125,7 @@ class HitsTable(DataTable):
         self.add_row(
             self.rank_cell(hit),
             Text(printable(f"{hit.chunk.chunk_id} § {hit.chunk.section}"), style=style),
-            Text(f"{hit.vector_distance:.4f}{' ✗' if hit.above_cutoff else ''}", style=style),
+            Text(f"{hit.distance_text()}{' ✗' if hit.above_cutoff else ''}", style=style),
             Text(f"{hit.keyword_score:.3f}", style=style),
             Text(teacher_cell(hit), style=style),
             Text(f"{hit.fused_score:.4f}", style=style),
