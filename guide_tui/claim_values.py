@@ -83,6 +83,11 @@ SYMBOLIC_TIMES = {
     "any time of night": "all night", "through the night": "all night", "dusk": "dusk", "sunset": "dusk", "nightfall": "dusk",
     "dark": "dusk", "dawn": "dawn", "sunrise": "dawn", "first light": "dawn",
 }  # fmt: skip
+DIMENSIONS = {  # what a value of each kind measures: "gains 400 m of height" adds nothing to "climbs 400 metres"
+    "distance": frozenset("distance length height altitude elevation ascent climb climbing descent".split()),
+    "duration": frozenset("duration length time journey".split()),
+    "price": frozenset("price cost fare fee charge".split()),
+}
 TAKEN_OR_FREE = ("seat", "space", "place", "table", "room", "bed")
 """Things that are free for the taking, not of charge: "if it has seats free", "a free table"."""
 FREE = (
@@ -165,6 +170,8 @@ class Value:
         if self.kind == "distance":
             return any(abs(a - b) <= DISTANCE_TOLERANCE * max(a, b) for a in self.readings for b in other.readings)
         if self.kind == "price" and None in self.readings + other.readings:  # an unstated charge: any price but free
+            if None in other.readings and None not in self.readings:  # "£5" is not stated by "expensive"
+                return False
             return all((a is None or a > 0) and (b is None or b > 0) for a in self.readings for b in other.readings)
         return any(abs(a - b) < 1e-6 for a in self.readings for b in other.readings)
 

@@ -37,7 +37,7 @@ from guide_tui.answers import REFUSAL, Citation
 from guide_tui.asked import DAY_AND_MONTH_NAMES, PAYMENT_MEANS
 from guide_tui.chunking import Chunk, sentences
 from guide_tui.claim_polarity import PARTIAL, SIDES, UNIVERSAL, UNORDERED, Polarity, is_negator, normalised, polarity
-from guide_tui.claim_values import ALL_DAYS, EXCEPTED, Value, values_in, with_rest
+from guide_tui.claim_values import ALL_DAYS, DIMENSIONS, EXCEPTED, Value, values_in, with_rest
 from guide_tui.embedding import Embedder
 from guide_tui.extractive import IRREGULAR_PARTICIPLES
 from guide_tui.retrieval import Hit, TownNames, place_guides, query_analyzer
@@ -635,7 +635,8 @@ def added_words(claim: Said, leaned_on: set[Chunk], said: list[Said], embedder: 
     known = frozenset().union(*(chunk_words(chunk) for chunk in leaned_on))
     concepts = {concept for s in said for c in s.clauses for concept in c.polarity.sides}
     for clause in claim.clauses:
-        added = [w for w in dict.fromkeys(clause.free_words) if stem(w) not in known and w not in known and not shares_root(w, known)]
+        measured = frozenset().union(*(DIMENSIONS.get(v.kind, frozenset()) for v in clause.values))
+        added = [w for w in dict.fromkeys(clause.free_words) if stem(w) not in known and w not in known and not shares_root(w, known) and w not in measured]
         added = [w for w in added if not any(SIDES[c][0].search(w) or SIDES[c][1].search(w) for c in concepts)]
         if added:
             added = unlike(added, known, embedder, settings.similar_word)
@@ -876,6 +877,8 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
         if not claim.places and any(not s.places for _, _, s in carriers):  # a claim about the region: what the guide says of the region
             carriers = [(score, c, s) for score, c, s in carriers if not s.places]
         carriers = [(score, c, s) for score, c, s in carriers if same_time(claim, s)]
+        if any(sides & c.polarity.sides[concept] for _, c, _ in carriers):  # the guide takes the claim's side too
+            carriers = [(score, c, s) for score, c, s in carriers if not answered_by_another(c, concept, clause, claim)]
         if opposed := closest_all_opposed(carriers, concept, sides, clause):
             match, sentence = opposed
             turned = " of what it is compared with" if taken(match, concept, clause) != match.polarity.sides[concept] else ""
@@ -945,6 +948,21 @@ def compared_cases(clause: Clause) -> list[Clause]:
     other_side = {**second.sides, **{k: v if k in UNORDERED else frozenset(-side for side in v) for k, v in compared.items()}}
     said = {**second.said, **{k: f"{first.said[k]} ... than {after.strip()}" for k in compared}}
     return [replace(clause, text=before, polarity=first), replace(clause, text=after, polarity=replace(second, sides=other_side, said=said))]
+
+
+def answered_by_another(guide: Clause, concept: str, clause: Clause, claim: Said) -> bool:
+    """The guide clause takes the other side from this clause, and another clause of the claim takes its side and is
+    closer to it: when the guide takes both sides, a contrast it draws too, in another order ("excellent at low
+    tide, while at high tide it's ordinary")."""
+    side = guide.polarity.sides[concept]
+
+    def closeness(mine: Clause) -> float:  # a clause opening with a pronoun ("it really comes into its own") is its sentence
+        close = float(mine.vector @ guide.vector)
+        return max(close, float(claim.vector @ guide.vector)) if PRONOUN_OPENING.match(mine.text) else close
+
+    return not side & clause.polarity.sides[concept] and any(
+        other is not clause and other.polarity.sides.get(concept) == side and closeness(other) > closeness(clause) for other in claim.clauses
+    )
 
 
 CLOSEST = 0.05

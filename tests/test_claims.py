@@ -49,6 +49,8 @@ INVENTED = [
     (SIGHTS, "The church tower offers great views over the countryside."),
     (SIGHTS, "The trackbed walk is flat and suitable for wheelchairs."),
     (SIGHTS, "Guided tours of the town run in summer."),
+    # a value's dimension named beside it adds nothing, but the things passed on the way are invented
+    ("Is it hard to cycle into Corry Vale?", "The road climbs 400 metres of height in its first four miles, past a petrol station and a roadside café."),
 ]
 
 
@@ -244,6 +246,8 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # a side turned round under the same condition (both sides are in the guide, under opposite tides)
         ("When is the Pellew Sands beach best?", "The beach at Pellew Sands is at its best at high tide [guide_pellew_sands.md].",
          "polarity", ['"best"', '"unremarkable" of the same case'], None),
+        ("Is the beach at Pellew Sands any good?", "The beach is superb at high tide, while at low tide it's nothing special [guide_pellew_sands.md].",
+         "polarity", ['"superb"', '"unremarkable" of the same case'], None),  # the contrast turned round
         ("Where should I stay in Pellew Sands?", "The Marine Terrace guesthouses are noisier than the hotels on the seafront [guide_pellew_sands.md].",
          "polarity", ['"noisier"', '"quieter"'], None),
         # a price or a car park turned round in phrasal words ("go up" where the guide says "drop")
@@ -279,6 +283,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "value", ['a price ("free")'], None),
         ("When are concerts on in Thornby Wells?", "Concerts in the assembly rooms cost £10 a ticket [guide_thornby_wells.md].",
          "value", ['a price ("£10")'], None),
+        # an amount where the guide only says "expensive": the amount is the invented detail
+        ("Where should I stay in Brightwater?", "During graduation week, rooms in Brightwater are scarce and cost about £150 [guide_brightwater.md].",
+         "value", ['"£150"', '"expensive"'], "During graduation week and in early September, accommodation in Brightwater is scarce and expensive."),
         ("How do I get to Elder Ness?", "Because the road floods, Elder Ness can only be reached by boat at high tide [guide_elder_ness.md].",
          "added", ["boat"], None),
         # an inference beyond the text
@@ -559,6 +566,10 @@ PARAPHRASES = [
      "Services leaving Brightwater run every two hours on a Saturday and there are none at all on Sunday [guide_kestrelford.md]."),
     ("Is Elder Ness reachable by rail?",
      "The closest station is Pellew Sands, and the road onto the headland floods about six times a year [guide_elder_ness.md]."),
+    # a contrast the guide draws too, its halves in the other order: each half meets the guide's half on its side
+    ("Is the beach at Pellew Sands any good?", "The beach is superb at low tide, while at high tide it's nothing special [guide_pellew_sands.md]."),
+    # what a value measures, named beside it ("400 metres of height" for "climbs 400 metres"), adds nothing
+    ("Is it hard to cycle into Corry Vale?", "The road into the valley gains 400 metres of height in its first four miles [guide_corry_vale.md]."),
 ]
 
 
