@@ -140,6 +140,18 @@ async def test_the_grounding_model_note_and_its_flag_are_shown(retriever, fake_o
         assert f"claim check: also checked by {GROUNDING_MODEL}: 2 sentences, 1 not supported" in answer
 
 
+async def test_a_list_questions_heading_distances_are_marked_and_the_table_says_why(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "What are the main sights in Brightwater?")
+        table = app.query_one("#hits", HitsTable)
+        top = table.hits["hit-1"]
+        assert top.by_heading and table.get_row("hit-1")[2].plain == f"{top.vector_distance:.4f}h"
+        assert table.border_subtitle == "h: the heading's distance (a list question)"
+        await ask(pilot, BAKERY)
+        assert not table.border_subtitle and not table.get_row("hit-1")[2].plain.endswith("h")
+
+
 async def test_ollama_down_gives_the_extractive_answer_with_the_fallback_note(retriever):
     app = GuideApp(generator="auto", retriever=retriever)
     async with app.run_test(size=SIZE) as pilot:
