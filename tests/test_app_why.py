@@ -151,6 +151,18 @@ async def test_the_why_pane_adds_up_to_the_rows_fused_score_and_marks_the_chunk(
         assert seen == TOP_K
 
 
+async def test_the_why_pane_gives_a_list_rows_heading_distance_and_its_best_sentences(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "What are the main sights in Brightwater?")
+        await pilot.press("f6")
+        await pilot.pause()
+        hit = app.query_one("#hits", HitsTable).hit_at_cursor()
+        assert hit.rank == 1 and hit.by_heading
+        text = " ".join(text_of(app, "#detail-text").split())
+        assert f"(distance {hit.vector_distance:.4f} of its heading; its best sentence's {hit.sentence_distance:.4f})" in text
+
+
 async def test_the_quoted_mark_comes_with_the_answer_and_reads_without_colour(retriever, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     app = GuideApp(generator="extractive", retriever=retriever)
