@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -610,12 +610,15 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
         similarities = None if part_vector is None else dict(zip(rows, (retriever.index.teacher_vectors[rows] @ part_vector).tolist()))
         subject = subject_of(part, facts, towns, follows=number > 0)
         towns = subject.towns
-        if number > 0 and POINTS_BACK.search(part) and unknown_thing(verdicts[-1]):
-            reason = f"it asks after what the part before asked about ({parts[number - 1]!r}), which the guides do not mention"
-            verdicts.append(Verdict(part, 0.0, False, {}, reason))
+        after_unknown = number > 0 and unknown_thing(verdicts[-1])
+        if after_unknown and POINTS_BACK.search(part):
+            verdicts.append(Verdict(part, 0.0, False, {}, follows_an_unknown(parts[number - 1])))
             uncovered.append(part)
             continue
         found = part_evidence(part, subject, hits, facts, similarities, part_vector)
+        if after_unknown and found.verdicts[0].answered and leans_on_the_part_before(part, found.verdicts[0], facts):
+            reason = follows_an_unknown(parts[number - 1])
+            found = Evidence([], reason, verdicts=[replace(found.verdicts[0], answered=False, reason=reason)])
         verdicts += found.verdicts
         if found.problem:
             uncovered.append(part)
@@ -629,6 +632,17 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
 
 NAME = re.compile(r"(?<![\w'’])[A-Z][\w'’-]*[a-z][\w'’-]*")
 SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"(]\s*)$")
+
+
+def follows_an_unknown(before: str) -> str:
+    return f"it asks after what the part before asked about ({before!r}), which the guides do not mention"
+
+
+def leans_on_the_part_before(part: str, verdict: Verdict, facts: Analysed) -> bool:
+    """A later part that names no town and asks after something the place's guides do not mention ("..., and what's
+    showing this week?" after "Is there a cinema in Pellew Sands"): about the part before's thing ("how long is the
+    beach?" is not: every word of it is known there)."""
+    return not facts.towns.found_in(part) and verdict.features.get("unknown_here", 0.0) > 0
 
 
 def unknown_thing(verdict: Verdict) -> bool:

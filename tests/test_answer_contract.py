@@ -401,6 +401,18 @@ def test_a_later_part_asking_after_a_thing_the_guides_never_mention_is_refused_w
     assert [v.answered for v in museum.verdicts] == [True, True]
 
 
+def test_a_later_part_naming_no_town_and_something_unknown_there_leans_on_an_unknown_part_before(retriever) -> None:
+    """"..., and which films are showing tonight?" after a cinema the guides never mention asks after that cinema,
+    though it says no "it": refused with the part before. A later part whose every word the place's guides know
+    ("how often do the trams run?") is answered on its own."""
+    films = ask(retriever, "Is there a cinema in Thornby Wells, and which films are showing tonight?")
+    assert films.refused and [v.answered for v in films.verdicts] == [False, False]
+    assert "part before" in films.verdicts[1].reason and "cinema" in films.verdicts[1].reason
+    assert films.verdicts[1].features["unknown_here"] > 0  # its own features are kept, to be inspected
+    trams = ask(retriever, "Is there a casino in Marchwood, and how often do the trams run?")
+    assert [v.answered for v in trams.verdicts] == [False, True] and not trams.refused
+
+
 def test_open_ten_to_four_is_a_clock_time() -> None:
     from guide_tui.asked import FOUND
 
