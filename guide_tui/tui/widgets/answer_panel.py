@@ -97,7 +97,8 @@ def verdict_lines(answer: Answer) -> list[str]:
         why = ", ".join(f"{name} {verdict.features[name]:.2f} ({push:+.2f})" for name, push in pushes)
         label = f"“{verdict.part}”: " if len(answer.verdicts) > 1 else ""
         p, at = apart(verdict.probability, model.threshold)
-        lines.append(f"answerability {label}p={p} (answers at ≥ {at}); most weight: {why}")
+        overruled = f"; refused all the same: {verdict.reason}" if not verdict.answered and verdict.probability >= model.threshold else ""
+        lines.append(f"answerability {label}p={p} (answers at ≥ {at}); most weight: {why}{overruled}")
     return lines
 
 
