@@ -28,6 +28,11 @@ class Chunk:
     end: int
 
     @property
+    def context(self) -> str:
+        """"Guide title, Section heading": where its section's sentences stand, embedded with each of them."""
+        return f"{self.title}, {self.section}"
+
+    @property
     def body(self) -> str:
         """The text after the title line: what the chunk says beyond its name."""
         return self.text.split("\n\n", 1)[1]

@@ -138,7 +138,7 @@ class StoredUnits(Sequence):
         chunk_n = int(np.searchsorted(self.first_unit, n, side="right")) - 1
         chunk, texts, opening = self.chunks.row(chunk_n)
         at = n - int(self.first_unit[chunk_n])
-        return Unit(chunk_n, texts[at], chunk.title if at < opening else f"{chunk.title}, {chunk.section}")
+        return Unit(chunk_n, texts[at], chunk.title if at < opening else chunk.context)
 
 
 @dataclass(eq=False)  # compared and hashed by identity: caches keyed on the loaded index (extractive.analysed)
@@ -187,7 +187,7 @@ def chunk_units(chunks: list[Chunk]) -> list[Unit]:
     units = []
     for n, chunk in enumerate(chunks):
         opening, _, section_body = chunk.text.partition(f"\n## {chunk.section}\n")
-        for part, context in ((opening, chunk.title), (section_body, f"{chunk.title}, {chunk.section}")):
+        for part, context in ((opening, chunk.title), (section_body, chunk.context)):
             units.extend(Unit(n, sentence, context) for sentence in sentences(part))
     return units
 

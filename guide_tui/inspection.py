@@ -63,8 +63,7 @@ class RankExplanation:
         lines = [self.sum_line()]
         lines.append("terms matched: " + (", ".join(self.matched_terms) or "none"))
         if self.hit.by_heading:
-            heading = f"{self.hit.chunk.title}, {self.hit.chunk.section}"
-            lines.append(f"heading (distance {self.hit.vector_distance:.4f}, nearer than its best sentence; a list question): {heading}")
+            lines.append(f"heading (distance {self.hit.vector_distance:.4f}, nearer than its best sentence; a list question): {self.hit.chunk.context}")
         sentence = self.hit.vector_distance if self.hit.sentence_distance is None else self.hit.sentence_distance
         lines.append(f"best sentence (distance {sentence:.4f}): {self.best_sentence or '(none)'}")
         if self.quoted:

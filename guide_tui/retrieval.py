@@ -506,7 +506,7 @@ class Retriever:
         chunk's heading encoded at the first list question, then kept). A list asks for a section, and the
         static model meets "the main sights" in the heading better than in any one sentence of "What to see"."""
         if self._static_headings is None:
-            self._static_headings = self.index.embedder.encode([f"{c.title}, {c.section}" for c in self.index.chunks])
+            self._static_headings = self.index.embedder.encode([c.context for c in self.index.chunks])
         vector = self.index.embedder.encode([question])[0]
         if not np.any(vector) or not len(self._static_headings):
             return np.ones(self.chunk_count)
