@@ -483,12 +483,19 @@ class Retriever:
             scores[self.ordinal_of[self.segment_start[segment] + doc]] = [score for score, _ in hits]
         return scores
 
+    def static_vector(self, question: str) -> np.ndarray | None:
+        """The question's vector by the static model (None for an empty question)."""
+        return self.index.embedder.encode([question])[0] if question else None
+
     def vector_distances(self, question: str) -> tuple[np.ndarray, np.ndarray]:
         """Per chunk: distance of its best sentence, and which unit that was (-1: the question has no known words)."""
+        return self.sentence_distances(self.static_vector(question))
+
+    def sentence_distances(self, vector: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """vector_distances for the question's static vector."""
         n_chunks = self.chunk_count
         distances = np.ones(n_chunks)
         best_unit = np.full(n_chunks, -1, dtype=np.int64)
-        vector = self.index.embedder.encode([question])[0] if question else None
         if vector is None or not np.any(vector) or not len(self.index.units):
             return distances, best_unit
         found = self.nearest(vector)
@@ -501,14 +508,13 @@ class Retriever:
         best_unit[owners[firsts]] = keys[firsts]
         return distances, best_unit
 
-    def heading_distances(self, question: str) -> np.ndarray:
-        """Per chunk: distance of the question from its heading in its guide, "Brightwater, What to see" (each
+    def heading_distances(self, vector: np.ndarray | None) -> np.ndarray:
+        """Per chunk: distance of the question's static vector from its heading in its guide, "Brightwater, What to see" (each
         chunk's heading encoded at the first list question, then kept). A list asks for a section, and the
         static model meets "the main sights" in the heading better than in any one sentence of "What to see"."""
         if self._static_headings is None:
             self._static_headings = self.index.embedder.encode([c.context for c in self.index.chunks])
-        vector = self.index.embedder.encode([question])[0]
-        if not np.any(vector) or not len(self._static_headings):
+        if vector is None or not np.any(vector) or not len(self._static_headings):
             return np.ones(self.chunk_count)
         return 1.0 - self._static_headings @ vector
 
@@ -558,10 +564,11 @@ class Retriever:
 
     def ranking(self, question: str) -> Ranking:
         """Every chunk ordinal best first (repeated texts left out), with the arrays behind the order."""
-        sentence_distances, best_unit = self.vector_distances(question)
+        vector = self.static_vector(question)
+        sentence_distances, best_unit = self.sentence_distances(vector)
         distances = sentence_distances
         if asks_for_a_list(question):  # a list is usually a whole section, which its heading names
-            distances = np.minimum(sentence_distances, self.heading_distances(question))
+            distances = np.minimum(sentence_distances, self.heading_distances(vector))
         keyword = self.keyword_scores(question)
         if best_unit.max(initial=-1) < 0 and not keyword.any():  # nothing in the question matched anything
             return Ranking([], distances, sentence_distances, keyword, np.zeros_like(keyword), best_unit, {}, None, None)
