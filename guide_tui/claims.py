@@ -956,12 +956,12 @@ def answered_by_another(guide: Clause, concept: str, clause: Clause, claim: Said
     tide, while at high tide it's ordinary")."""
     side = guide.polarity.sides[concept]
 
-    def closeness(mine: Clause) -> float:  # a clause opening with a pronoun ("it really comes into its own") is its sentence
+    def to_guide(mine: Clause) -> float:  # a clause opening with a pronoun ("it really comes into its own") is its sentence
         close = float(mine.vector @ guide.vector)
         return max(close, float(claim.vector @ guide.vector)) if PRONOUN_OPENING.match(mine.text) else close
 
     return not side & clause.polarity.sides[concept] and any(
-        other is not clause and other.polarity.sides.get(concept) == side and closeness(other) > closeness(clause) for other in claim.clauses
+        other is not clause and other.polarity.sides.get(concept) == side and to_guide(other) > to_guide(clause) for other in claim.clauses
     )
 
 
