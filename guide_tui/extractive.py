@@ -751,17 +751,21 @@ def completion(subject: Subject, best: Candidate, facts: Analysed, teacher: dict
     path is closed in high wind" needs the sentence before it to say which coastal path), and about what
     is asked: it shares a word with the question, or the teacher finds it nearly as close (FILL_MARGIN).
     A neighbour about something else ("the harbour at 6am", beside the museum asked about) gives a value
-    of the kind, not the answer."""
+    of the kind, not the answer; so does one two sentences away whose only question word the best one
+    already has ("the pump room is free", two after "the assembly rooms host concerts", asked their price)."""
     if best.kinds_found == 1.0:
         return []
     rows = facts.rows_of(best.sentence.chunk)
     at = rows.index(best.row)
+    in_best = frozenset(w for w in subject.words if has_word(w, best.sentence, facts))
     for distance in range(1, COMPLETION_REACH + 1):
+        not_counted = in_best if distance > 1 else frozenset()
         for n in (at - distance, at + distance):
             if 0 <= n < len(rows):
                 sentence = facts.sentences[rows[n]]
                 if (kinds_found(subject, [sentence, best.sentence], facts) > best.kinds_found and facts.about(subject.towns, sentence)
-                        and (shares_a_word(subject, sentence, facts) or teacher is None or teacher[rows[n]] >= best.teacher - FILL_MARGIN)):
+                        and (shares_a_word(subject, sentence, facts, leaving_out=not_counted)
+                             or teacher is None or teacher[rows[n]] >= best.teacher - FILL_MARGIN)):
                     covered = coverage(subject, sentence, facts)
                     similarity = float(facts.sentence_vectors[rows[n]] @ subject.vector)
                     return [Candidate(best.hit, sentence, rows[n], True, subject.share(covered),

@@ -487,3 +487,17 @@ def test_a_cost_the_traveller_would_rather_not_pay_asks_no_amount(question, kind
 def test_cheaper_food_is_found_for_a_traveller_avoiding_riverside_prices(retriever) -> None:
     answer = ask(retriever, "Where in Brightwater can we have dinner without paying riverside prices?")
     assert not answer.refused and "Corry Lane" in answer.text
+
+
+def test_a_value_two_sentences_away_is_taken_only_from_a_sentence_that_brings_a_question_word_of_its_own(
+    tmp_path, bundled_index
+) -> None:
+    """Two sentences after "the pump room is free", "concerts are held in the assembly rooms" gives no price: the pump
+    room's price is not the concerts' ("room" is a word the best sentence already has), so the question is refused."""
+    retriever = edited_guides_retriever(
+        tmp_path, bundled_index, "guide_thornby_wells.md", " The spa water tastes bad, but in an interesting way.", ""
+    )
+    answer = ask(retriever, "How much are tickets for the concerts at the Thornby Wells assembly rooms?")
+    assert answer.refused, answer.text
+    # an adjacent sentence still completes the best one: the Tuesday market's hours in Brightwater
+    assert not ask(retriever, "What time does the Tuesday market in Brightwater finish?").refused
