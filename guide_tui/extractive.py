@@ -418,6 +418,10 @@ NOT_COUNTS = ("amount", "clock", "year")  # kinds of value whose numbers count n
 STREET_WORDS = frozenset("street streets road roads lane lanes terrace square avenue address".split())
 
 
+TOWN_NOUNS = frozenset("town towns village villages city place places resort resorts".split())
+"""Words for what a town is: "what is the village with the watermill called?" asks for a town's name."""
+
+
 def names_places(text: str, subject: Subject, facts: Analysed, towns_count: bool = True) -> bool:
     """A place name the question did not give: a town (unless not `towns_count`), or a capitalised word
     after the first (not a month or day), e.g. "Verrill Street", "Marchwood is where..."; not a word of the
@@ -440,7 +444,8 @@ def gives(kind: str, sentence: Sentence, subject: Subject, facts: Analysed) -> b
         if not shares_a_word(subject, sentence, facts, leaving_out=KINDS_OF_WORD):
             return False
         text = sentence.text if STREET_WORDS.intersection(subject.words) else STREET.sub("", sentence.text)
-        return names_places(text, subject, facts, towns_count=not subject.towns)  # a thing in a town is not called after another
+        # a thing in a town is not called after another, and a town is the name asked for only when a town is asked for
+        return names_places(text, subject, facts, towns_count=not subject.towns and bool(TOWN_NOUNS.intersection(subject.words)))
     if kind == "number":  # how many: a number left once prices, times and years are set aside
         if not sentence.holds(kind):
             return False

@@ -501,3 +501,12 @@ def test_a_value_two_sentences_away_is_taken_only_from_a_sentence_that_brings_a_
     assert answer.refused, answer.text
     # an adjacent sentence still completes the best one: the Tuesday market's hours in Brightwater
     assert not ask(retriever, "What time does the Tuesday market in Brightwater finish?").refused
+
+
+def test_a_town_named_in_a_sentence_is_the_name_asked_for_only_when_a_town_is_asked_for(retriever) -> None:
+    """"Brightwater" in a sentence about buses is no bus company's name; it is the answer when the question asks which
+    village is called what."""
+    companies = ask(retriever, "What are the three bus companies in the region called?")
+    assert companies.refused, companies.text
+    village = ask(retriever, "What is the village with the working watermill called?")
+    assert not village.refused and "Givens Mill" in village.text
