@@ -123,7 +123,7 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
         ),
         ("name",),
     ),
-    (_pattern(r"\bhow many\b"), ("number",)),
+    (_pattern(r"\bhow many\b|\bpopulation\b"), ("number",)),
     (_pattern(r"\bhow much\b"), ("amount", "number")),  # "how much to climb the tower": a price, or how much of something
     (
         _pattern(
@@ -145,7 +145,7 @@ KIND_WORDS = {
     "year": "year years old age century",
     "duration": "minutes hours",
     "distance": "distance miles metres",
-    "number": "number",
+    "number": "number population inhabitants residents",  # "a town of 6,000" gives a population
     "frequency": "frequent frequently",
     "contact": "phone telephone mobile contact number website email",
     "identifier": "platform gate line route number",

@@ -363,6 +363,7 @@ def test_a_region_wide_sentence_is_about_the_town_its_paragraph_opened_with(tmp_
         ("What are the names of the two riverside hotels in Brightwater?", ("name",)),
         ("Who won the Kestrelford pub quiz last week?", ("name",)),  # a person or a team: a name
         ("Quick one - who's the vicar at Givens Mill?", ("name",)),
+        ("What is the population of Marchwood?", ("number",)),  # "a city of 180,000 people"
     ],
 )
 def test_what_a_question_asks_for_is_read_from_its_usual_phrasings(question, kind) -> None:
@@ -510,3 +511,9 @@ def test_a_town_named_in_a_sentence_is_the_name_asked_for_only_when_a_town_is_as
     assert companies.refused, companies.text
     village = ask(retriever, "What is the village with the working watermill called?")
     assert not village.refused and "Givens Mill" in village.text
+
+
+def test_a_population_is_answered_by_the_count_of_people_a_guide_gives(retriever) -> None:
+    """No guide says "population": "a city of 180,000 people" is how they give it."""
+    answer = ask(retriever, "What is the population of Marchwood?")
+    assert not answer.refused and "180,000" in answer.text
