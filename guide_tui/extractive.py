@@ -298,6 +298,7 @@ class Subject:
     follows: bool = False  # a later part of a question ("..., and how long is the ride?"): its words lean on the part before
     qualifiers: frozenset[str] = frozenset()  # words of a name that qualify its last ("train" in "a train station")
     alternatives: tuple[frozenset[str], ...] = ()  # the words of each side of an "or" ("are there hotels | or is it all self-catering?")
+    setting: frozenset[str] = frozenset()  # words only of a statement before the question ("I'm a keen twitcher. Best months...?")
 
     def share(self, coverage: np.ndarray) -> float:
         """Rarity-weighted share of the subject words covered (1 when there are none)."""
@@ -348,7 +349,22 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     yes_no = bool(YES_NO.match(last_sentence))
     exists = bool(EXISTENCE.search(question)) and (yes_no or bool(WHERE_QUESTION.match(last_sentence)))
     sides = tuple(frozenset(WORD.findall(side.lower())) & set(words) for side in re.split(r"\bor\b", without_towns))
-    return Subject(words, weights, kinds, towns, yes_no, exists, named, vectors[0], vectors[1:], follows, qualifiers(without_towns), sides)
+    return Subject(
+        words, weights, kinds, towns, yes_no, exists, named, vectors[0], vectors[1:], follows, qualifiers(without_towns), sides,
+        setting_words(without_towns, words),
+    )
+
+
+def setting_words(question: str, words: list[str]) -> frozenset[str]:
+    """The words only a statement before the question uses: what the traveller says of themselves ("I'm a keen
+    twitcher.") sets the scene; whether the guides know those words says nothing of whether they answer."""
+    sentences = sentences_of(question)
+    asked = [sentence for sentence in sentences if sentence.endswith("?")]
+    if not asked or len(asked) == len(sentences):
+        return frozenset()
+    in_questions = set(WORD.findall(" ".join(asked).lower()))
+    said = set(WORD.findall(" ".join(sentence for sentence in sentences if not sentence.endswith("?")).lower()))
+    return frozenset(word for word in words if word in said and word not in in_questions)
 
 
 POINTS_BACK = re.compile(r"\b(?:they|them|their|it|its)\b", re.IGNORECASE)
@@ -784,10 +800,11 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
     which reads the question alone (part_evidence adds it)."""
     best = quotes[0]
     place = facts.place_evidence(subject.towns)
-    known_here = coverage(subject, place, facts) >= SIMILAR_WORD
-    known_anywhere = coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD
+    setting = np.array([w in subject.setting for w in subject.words], dtype=bool)  # counted as known
+    known_here = (coverage(subject, place, facts) >= SIMILAR_WORD) | setting
+    known_anywhere = (coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD) | setting
     named = np.array([w in subject.named for w in subject.words], dtype=bool)
-    literal_here = np.array([has_word(w, place, facts) for w in subject.words], dtype=bool)
+    literal_here = np.array([has_word(w, place, facts) for w in subject.words], dtype=bool) | setting
     # "a train station" where the guides speak of trains elsewhere asks whether there is a station; "a petrol station", never
     qualifying = np.array([w in subject.qualifiers for w in subject.words], dtype=bool)
     unknown_here = subject.weight_of(~known_here) if subject.words else 0.0

@@ -517,3 +517,13 @@ def test_a_population_is_answered_by_the_count_of_people_a_guide_gives(retriever
     """No guide says "population": "a city of 180,000 people" is how they give it."""
     answer = ask(retriever, "What is the population of Marchwood?")
     assert not answer.refused and "180,000" in answer.text
+
+
+def test_words_of_a_statement_before_the_question_do_not_count_as_unknown(retriever) -> None:
+    """"I'm a keen twitcher." sets the scene: the guides never say "twitcher", and that says nothing of whether they
+    answer "which months are best for birds?". The same word asked about is unknown."""
+    scene = ask(retriever, "I'm a keen twitcher. Which months are best for birds at Elder Ness?")
+    assert scene.verdicts[0].features["unknown_here"] == 0.0
+    assert not scene.refused and "April to May" in scene.text
+    asked = ask(retriever, "Which months are best for a keen twitcher at Elder Ness?")
+    assert asked.verdicts[0].features["unknown_here"] > 0.0
