@@ -91,7 +91,10 @@ DETAIL_KINDS = {"payment", "contact", "identifier"}
 # it shows any of the group's kinds. The main reading comes first (retrieval's bonus uses only it).
 ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (
-        _pattern(r"\b(?:phone|telephone|mobile|contact) (?:number|no\b|details)|\bnumber to (?:call|ring|text)\b|\bweb ?site\b|\be-?mail\b"),
+        _pattern(
+            r"\b(?:phone|telephone|mobile|contact) (?:number|no\b|details)|\bnumber (?:to (?:call|ring|text)|for (?:a|an|the)\b)"
+            r"|\bweb ?site\b|\be-?mail\b"
+        ),
         ("contact",),
     ),
     (

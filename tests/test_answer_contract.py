@@ -364,6 +364,7 @@ def test_a_region_wide_sentence_is_about_the_town_its_paragraph_opened_with(tmp_
         ("Who won the Kestrelford pub quiz last week?", ("name",)),  # a person or a team: a name
         ("Quick one - who's the vicar at Givens Mill?", ("name",)),
         ("What is the population of Marchwood?", ("number",)),  # "a city of 180,000 people"
+        ("What's the number for a taxi in Corry Vale?", ("contact",)),  # a phone number, not a count
     ],
 )
 def test_what_a_question_asks_for_is_read_from_its_usual_phrasings(question, kind) -> None:
