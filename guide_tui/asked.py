@@ -115,7 +115,7 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (_pattern(r"\bhow long\b"), ("duration", "distance")),  # "how long is the river walk": 4 miles or 2 hours
     (_pattern(r"\bhow far\b"), ("distance", "duration")),
     (_pattern(r"\bhow often\b|\bhow frequent"), ("frequency",)),
-    (_pattern(rf"\bhow much (?:does|do|is|are|will|would|did)\b|\b(?:{'|'.join(AMOUNT_WORDS.split())})\b"), ("amount",)),
+    (_pattern(rf"\bhow much (?:does|do|is|are|will|would|did)\b|\b(?:{'|'.join(AMOUNT_WORDS.split())})\b|\bgoing rate\b"), ("amount",)),
     (_pattern(rf"\b(?:{'|'.join(PRICE_WORDS.split())})\b{MEANS_OF_PAYMENT}"), ("price",)),  # "is it expensive?": "priced for tourists" will do
     (_pattern(r"\bhow (?:tall|high|deep|wide|heavy|steep)\b|\b(?:height|depth|width)\b"), ("measure",)),
     (

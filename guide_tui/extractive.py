@@ -453,6 +453,11 @@ def names_places(text: str, subject: Subject, facts: Analysed, towns_count: bool
     )
 
 
+NOT_THE_THING = frozenset(KINDS_OF_WORD) | {"free"}
+"""Words a sentence may share with the question without being about the thing asked: kinds of value, and "free"
+("is the land train free?" is not answered by "the free lot behind the station")."""
+
+
 def gives(kind: str, sentence: Sentence, subject: Subject, facts: Analysed) -> bool:
     """The sentence gives this kind of answer; a place may also be the town its guide is about, which
     the answer's lead names ("Halden Bay's guide says: ...stepped lanes... hard work with a pushchair")."""
@@ -469,7 +474,7 @@ def gives(kind: str, sentence: Sentence, subject: Subject, facts: Analysed) -> b
         for other in NOT_COUNTS:
             rest = FOUND[other].sub(" ", rest)
         return FOUND[kind].search(rest) is not None
-    if kind == "amount" and sentence.holds(kind) and not shares_a_word(subject, sentence, facts, leaving_out=KINDS_OF_WORD):
+    if kind == "amount" and sentence.holds(kind) and not shares_a_word(subject, sentence, facts, leaving_out=NOT_THE_THING):
         # "free" of another thing ("the car park costs nothing") is no amount for what was asked ("what does the bus cost?")
         return FOUND[kind].search(re.sub(FREE_OF_CHARGE, " ", sentence.text, flags=re.IGNORECASE)) is not None
     if kind != "place":

@@ -365,6 +365,7 @@ def test_a_region_wide_sentence_is_about_the_town_its_paragraph_opened_with(tmp_
         ("Quick one - who's the vicar at Givens Mill?", ("name",)),
         ("What is the population of Marchwood?", ("number",)),  # "a city of 180,000 people"
         ("What's the number for a taxi in Corry Vale?", ("contact",)),  # a phone number, not a count
+        ("What's the going rate for a tram day ticket in Marchwood?", ("amount",)),
     ],
 )
 def test_what_a_question_asks_for_is_read_from_its_usual_phrasings(question, kind) -> None:
@@ -528,3 +529,12 @@ def test_words_of_a_statement_before_the_question_do_not_count_as_unknown(retrie
     assert not scene.refused and "April to May" in scene.text
     asked = ask(retriever, "Which months are best for a keen twitcher at Elder Ness?")
     assert asked.verdicts[0].features["unknown_here"] > 0.0
+
+
+def test_free_is_no_answer_when_it_is_said_of_another_thing(retriever) -> None:
+    """"The free car park behind the station" shares only "free" with a question about the land train's fare: it gives
+    no amount for the land train. The museum that is itself free is still the answer."""
+    train = ask(retriever, "Is the land train along the Pellew Sands promenade free, or how much is the fare?")
+    assert train.refused, train.text
+    museum = ask(retriever, "How much does it cost to get into the Marchwood city museum?")
+    assert not museum.refused and "city museum is free" in museum.text
