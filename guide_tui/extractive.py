@@ -444,7 +444,7 @@ def names_places(text: str, subject: Subject, facts: Analysed, towns_count: bool
     question ("the restaurants on Pump Street" names no restaurant)."""
     plain = text.replace("*", "")
     names = CAPITALISED.findall(plain)
-    first = plain.split(" ", 1)[0].strip("\"'(")
+    first = plain.split(" ", 1)[0].strip("\"'(),;:—–-")  # "Seafood," opens a sentence as "Seafood" does
     return any(
         (name != first or name in facts.town_words) and name not in NOT_PLACES and not any(name in t for t in subject.towns)
         and name.lower() not in subject.words

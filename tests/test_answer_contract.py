@@ -538,3 +538,15 @@ def test_free_is_no_answer_when_it_is_said_of_another_thing(retriever) -> None:
     assert train.refused, train.text
     museum = ask(retriever, "How much does it cost to get into the Marchwood city museum?")
     assert not museum.refused and "city museum is free" in museum.text
+
+
+@pytest.mark.parametrize("opening", ["Seafood, unsurprisingly, is fresh.", "Seafood: fresh.", "(Seafood) is fresh.", "Seafood is fresh."])
+def test_the_word_that_opens_a_sentence_is_no_name_whatever_follows_it(retriever, opening) -> None:
+    """A capital at the start of a sentence is no name, with a comma after it or not (it was counted as one, so "the two
+    harbour restaurants buy directly" seemed to give the restaurants' names)."""
+    from guide_tui.extractive import analysed, names_places, subject_of
+
+    facts = analysed(retriever)
+    subject = subject_of("What are the two harbour restaurants in Halden Bay called?", facts)
+    assert not names_places(opening, subject, facts)
+    assert names_places("Seafood comes from Fell Street.", subject, facts)
