@@ -109,7 +109,7 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (_pattern(r"\b(?:which|what)(?: \w+)? (?:months?|seasons?)\b|\btime of (?:the )?year\b"), ("month",)),
     (_pattern(r"\b(?:which|what)(?: \w+)? days?\b"), ("day",)),
     (_pattern(r"\bhow early\b"), ("clock", "duration")),  # a time of day, or how far ahead ("how early should I book?")
-    (_pattern(r"\bwhat time\b|\bhow late\b|\b(?:until|till|by) what\b|\bwhat hours?\b|\bopening (?:hours|times)\b"), ("clock",)),
+    (_pattern(r"\bwhat times?\b|\bhow late\b|\b(?:until|till|by) what\b|\bwhat hours?\b|\bopening (?:hours|times)\b"), ("clock",)),
     (_pattern(r"(?:^|[.?!,;:\u2013\u2014-]\s*)when\b|\b(?:until|since|till) when\b"), WHEN),  # not "shut when it's windy"
     (_pattern(r"\bhow much time\b|\bhow long (?:does|do|did|will|would|should)\b"), ("duration",)),
     (_pattern(r"\bhow long\b"), ("duration", "distance")),  # "how long is the river walk": 4 miles or 2 hours

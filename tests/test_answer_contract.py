@@ -366,6 +366,7 @@ def test_a_region_wide_sentence_is_about_the_town_its_paragraph_opened_with(tmp_
         ("What is the population of Marchwood?", ("number",)),  # "a city of 180,000 people"
         ("What's the number for a taxi in Corry Vale?", ("contact",)),  # a phone number, not a count
         ("What's the going rate for a tram day ticket in Marchwood?", ("amount",)),
+        ("What times are the weekday buses back from Givens Mill?", ("clock",)),
     ],
 )
 def test_what_a_question_asks_for_is_read_from_its_usual_phrasings(question, kind) -> None:
