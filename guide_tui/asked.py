@@ -87,6 +87,10 @@ DETAIL_KINDS = {"payment", "contact", "identifier"}
 
 # Question cues, tried in order; a cue that matches is blanked out so a later, vaguer cue
 # ("how long") does not fire on what an earlier one ("how long has") already read.
+AMOUNT_WORD_CUE = _pattern(rf"\b(?:{'|'.join(AMOUNT_WORDS.split())})\b")
+PRICE_WORD_CUE = _pattern(rf"\b(?:{'|'.join(PRICE_WORDS.split())})\b{MEANS_OF_PAYMENT}")
+"""A word of price alone: the amount or price asked for, unless the question asks when or where (asked_kinds)."""
+
 # Each matching cue adds one group of acceptable kinds: a sentence answers a group when
 # it shows any of the group's kinds. The main reading comes first (retrieval's bonus uses only it).
 ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
@@ -115,8 +119,9 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (_pattern(r"\bhow long\b"), ("duration", "distance")),  # "how long is the river walk": 4 miles or 2 hours
     (_pattern(r"\bhow far\b"), ("distance", "duration")),
     (_pattern(r"\bhow often\b|\bhow frequent"), ("frequency",)),
-    (_pattern(rf"\bhow much (?:does|do|is|are|will|would|did)\b|\b(?:{'|'.join(AMOUNT_WORDS.split())})\b|\bgoing rate\b"), ("amount",)),
-    (_pattern(rf"\b(?:{'|'.join(PRICE_WORDS.split())})\b{MEANS_OF_PAYMENT}"), ("price",)),  # "is it expensive?": "priced for tourists" will do
+    (_pattern(r"\bhow much (?:does|do|is|are|will|would|did)\b|\bgoing rate\b"), ("amount",)),
+    (AMOUNT_WORD_CUE, ("amount",)),
+    (PRICE_WORD_CUE, ("price",)),  # "is it expensive?": "priced for tourists" will do
     (_pattern(r"\bhow (?:tall|high|deep|wide|heavy|steep)\b|\b(?:height|depth|width)\b"), ("measure",)),
     (
         _pattern(
@@ -176,11 +181,15 @@ def asked_kinds(question: str) -> list[tuple[str, ...]]:
     if any(sentence.endswith("?") for sentence in sentences):
         question = " ".join(sentence for sentence in sentences if not sentence.endswith((".", "!")))
     remaining = SPARED.sub(" ", question.lower())
-    groups = []
+    groups, by_price_word = [], []
     for cue, kinds in ASKED:
         if cue.search(remaining):
-            groups.append(kinds)
+            if kinds not in groups:  # "how much is the fare": one amount
+                groups.append(kinds)
+                by_price_word.append(cue in (AMOUNT_WORD_CUE, PRICE_WORD_CUE))
             remaining = cue.sub(" ", remaining)
+    if WHEN in groups or ("place",) in groups:  # "when do rooms cost a fortune?" asks when; "where to eat without harbour prices?" where
+        groups = [kinds for kinds, by_word in zip(groups, by_price_word) if not by_word]
     return groups
 
 

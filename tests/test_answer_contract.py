@@ -14,7 +14,7 @@ import pytest
 from guide_tui.answerability import FEATURES, SIGNS, AnswerabilityModel, fit, shipped_model
 from guide_tui.answering import answer_question
 from guide_tui.answers import REFUSAL
-from guide_tui.asked import asks_for_a_list, asks_to_make_something, question_parts
+from guide_tui.asked import WHEN, asks_for_a_list, asks_to_make_something, question_parts
 from guide_tui.extractive import FILL_MARGIN, MAX_LIST_QUOTES, analysed, find_evidence, subject_of
 from guide_tui.questions import load_questions
 from guide_tui.scoring import first_headings, load_traveller_questions, score, score_table
@@ -551,3 +551,18 @@ def test_the_word_that_opens_a_sentence_is_no_name_whatever_follows_it(retriever
     subject = subject_of("What are the two harbour restaurants in Halden Bay called?", facts)
     assert not names_places(opening, subject, facts)
     assert names_places("Seafood comes from Fell Street.", subject, facts)
+
+
+@pytest.mark.parametrize(
+    "question, kinds",
+    [
+        ("When are rooms in Brightwater hard to find and expensive?", [WHEN]),  # asks when, not what rooms cost
+        ("Where do people eat in Halden Bay if they don't want to pay harbour-front prices?", [("place",)]),
+        ("How much is the fare to Elder Ness?", [("amount",)]),  # one amount, from either cue
+        ("Is parking at Pellew Sands expensive?", [("price",)]),
+    ],
+)
+def test_a_word_of_price_asks_for_a_price_unless_the_question_asks_when_or_where(question, kinds) -> None:
+    from guide_tui.asked import asked_kinds
+
+    assert asked_kinds(question) == kinds
