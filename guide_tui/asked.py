@@ -85,12 +85,12 @@ DETAIL_KINDS = {"payment", "contact", "identifier"}
 """Details only a sentence holding them answers (cash or cards, a phone number, a platform); no retrieval bonus
 (retrieval.VALUE_KINDS: the bonus's columns are stored with the index)."""
 
-# Question cues, tried in order; a cue that matches is blanked out so a later, vaguer cue
-# ("how long") does not fire on what an earlier one ("how long has") already read.
 AMOUNT_WORD_CUE = _pattern(rf"\b(?:{'|'.join(AMOUNT_WORDS.split())})\b")
 PRICE_WORD_CUE = _pattern(rf"\b(?:{'|'.join(PRICE_WORDS.split())})\b{MEANS_OF_PAYMENT}")
 """A word of price alone: the amount or price asked for, unless the question asks when or where (asked_kinds)."""
 
+# Question cues, tried in order; a cue that matches is blanked out so a later, vaguer cue
+# ("how long") does not fire on what an earlier one ("how long has") already read.
 # Each matching cue adds one group of acceptable kinds: a sentence answers a group when
 # it shows any of the group's kinds. The main reading comes first (retrieval's bonus uses only it).
 ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
