@@ -720,6 +720,7 @@ def part_evidence(
             quotes.append(other)
     if not whole_section:
         quotes += closest_to_question(ranked, quotes, subject, facts)
+    quotes = denials(ranked, quotes, subject) + quotes
     model = shipped_model()
     features = answerability_features(subject, primary, everything, facts) | {"topic": model.topic(part_vector)}
     probability = model.probability(features)
@@ -727,6 +728,28 @@ def part_evidence(
         return Evidence(quotes, verdicts=[Verdict(part, probability, True, features)])
     reason = why_unanswerable(subject, quotes, everything, facts) or "the retrieved sentences do not answer it"
     return Evidence(quotes, reason, verdicts=[Verdict(part, probability, False, features, reason)])
+
+
+TRANSPORT_MODES = frozenset("tram trams streetcar streetcars bus buses shuttle shuttles".split())
+"""Public transport within a place: a guide saying it has "no local transport" denies each of them there (not the
+trains that reach it, nor its taxi)."""
+DENIED_HEAD = r"(?=\s*(?:[,.;:!?\u2013\u2014-]|$)|\s+(?:and|or|but|of|in|on|at|to|for|within|into|beyond|anywhere|services?)\b)"
+"""What may follow a denied word for it to be the thing denied: "no local transport and ...", not "no ticket office"."""
+
+
+def denials(ranked: list[Candidate], quotes: list[Candidate], subject: Subject) -> list[Candidate]:
+    """The sentence about the place asked after that says it has none of the thing a which/where/when question takes
+    for granted ("No local transport and none needed." for "where is the tram stop in Thornby Wells?"), when no quote
+    says it already: the correction of a false premise comes first. A yes/no question asks it outright."""
+    things = [word for word in subject.words if word in subject.named or word in TRANSPORT_MODES]
+    if not things or not subject.towns or subject.yes_no:
+        return []
+    words = "|".join(sorted({re.escape(w) for w in things} | ({"transport"} if TRANSPORT_MODES.intersection(things) else set())))
+    denial = re.compile(rf"\b(?:no|none of|without)\b(?:\s+[\w-]+){{0,2}}?\s+(?:{words})(?:e?s)?\b{DENIED_HEAD}", re.IGNORECASE)
+    quoted = {q.sentence.text for q in quotes}
+    if any(denial.search(text) for text in quoted):
+        return []
+    return next(([c] for c in ranked if c.sentence.text not in quoted and denial.search(c.sentence.text)), [])
 
 
 def quotes_a_section(part: str, subject: Subject) -> bool:

@@ -566,3 +566,14 @@ def test_a_word_of_price_asks_for_a_price_unless_the_question_asks_when_or_where
     from guide_tui.asked import asked_kinds
 
     assert asked_kinds(question) == kinds
+
+
+def test_a_question_taking_for_granted_what_the_place_has_none_of_is_answered_with_the_guide_saying_so_first(retriever) -> None:
+    """Thornby Wells "has no local transport": that corrects "where's the nearest tram stop?", first. It does not
+    answer how often trains reach the town, and a question naming no town is not corrected with one town's lack."""
+    tram = ask(retriever, "Where's the nearest tram stop to Thornby Wells station?")
+    assert not tram.refused and tram.text.startswith("Thornby Wells' guide says: \"Thornby Wells has no local transport")
+    trains = ask(retriever, "How often are there trains to Thornby Wells?")
+    assert "no local transport" not in trains.text
+    tickets = ask(retriever, "If I buy a ticket from one bus company, can I use it on a different company's bus?")
+    assert "no public transport" not in tickets.text
