@@ -64,8 +64,7 @@ class RankExplanation:
         lines.append("terms matched: " + (", ".join(self.matched_terms) or "none"))
         if self.hit.by_heading:
             lines.append(f"heading (distance {self.hit.vector_distance:.4f}, nearer than its best sentence; a list question): {self.hit.chunk.context}")
-        sentence = self.hit.vector_distance if self.hit.sentence_distance is None else self.hit.sentence_distance
-        lines.append(f"best sentence (distance {sentence:.4f}): {self.best_sentence or '(none)'}")
+        lines.append(f"best sentence (distance {self.hit.best_sentence_distance:.4f}): {self.best_sentence or '(none)'}")
         if self.quoted:
             lines.append("quoted by the answer: " + " … ".join(self.quoted))
         return lines

@@ -150,6 +150,11 @@ class Hit:
         """Its distance is its heading's (Retriever.heading_distances), nearer than its best sentence."""
         return self.sentence_distance is not None
 
+    @property
+    def best_sentence_distance(self) -> float:
+        """The distance of its best-matching sentence, whether or not its heading was nearer."""
+        return self.vector_distance if self.sentence_distance is None else self.sentence_distance
+
     def distance_text(self) -> str:
         """The distance as the tables show it: "0.3930h" when it is the heading's."""
         return f"{self.vector_distance:.4f}{'h' if self.by_heading else ''}"
@@ -162,7 +167,7 @@ class Hit:
             "section": self.chunk.section,
             "vector_distance": round(self.vector_distance, 4),
             "distance_of": "heading" if self.by_heading else "sentence",
-            "sentence_distance": round(self.vector_distance if self.sentence_distance is None else self.sentence_distance, 4),
+            "sentence_distance": round(self.best_sentence_distance, 4),
             "keyword_score": round(self.keyword_score, 4),
             "fused_score": round(self.fused_score, 4),
             "teacher_similarity": None if self.teacher_similarity is None else round(self.teacher_similarity, 4),

@@ -80,7 +80,7 @@ def scaled_from(part: FusedPart, hit: Hit) -> str:
     """The table's number a part was scaled from ("" for a bonus, which is 0 or 1)."""
     if part.name == "vector":
         if hit.by_heading:
-            return f"(distance {hit.vector_distance:.4f} of its heading; its best sentence's {hit.sentence_distance:.4f})"
+            return f"(distance {hit.vector_distance:.4f} of its heading; its best sentence's {hit.best_sentence_distance:.4f})"
         return f"(distance {hit.vector_distance:.4f})"
     if part.name == "keyword":
         return f"(BM25 {hit.keyword_score:.3f} ÷ {hit.keyword_score / part.scaled:.3f})" if part.scaled > 0 else "(BM25 0)"
