@@ -254,6 +254,19 @@ LIST_CUE = _pattern(
 )
 
 
+# A question after sightseeing, however worded: what a guide's "What to see" section is for.
+SIGHTSEEING = _pattern(
+    r"\b(?:things|anything|something|stuff|much|what) (?:else |more )?to (?:do|see|visit)\b|\bworth (?:doing|seeing|visiting|a visit)\b"
+    r"|\bsights?(?:eeing)?\b|\battractions?\b|\bhighlights?\b|\bactivities\b|\bmust-sees?\b"
+    r"|\bwhat (?:can|could|should|shall) (?:i|we|you|one) (?:do|see|visit)\b"
+)
+
+
+def asks_for_sights(question: str) -> bool:
+    """The question asks what there is to see or do ("things to do in Halden Bay", "top sights")."""
+    return bool(SIGHTSEEING.search(question))
+
+
 # A request to make something (a poem, a translation, code) rather than to be told what the guides say.
 MAKING = _pattern(
     r"^\s*(?:(?:please|can you|could you|would you)\s+)?"

@@ -34,6 +34,7 @@ from guide_tui.asked import (
     SOFT_KINDS,
     asked_kinds,
     asks_for_a_list,
+    asks_for_sights,
     asks_to_make_something,
     question_parts,
     sentences_of,
@@ -702,7 +703,7 @@ def part_evidence(
         return Evidence([], reason, verdicts=[Verdict(part, 0.0, False, {}, reason)])
     whole_section = quotes_a_section(part, subject)
     if whole_section:
-        quotes = list_quotes(ranked, subject, facts)
+        quotes = list_quotes(part, ranked, subject, facts)
         best = quotes[0]
     else:
         best = ranked[0]
@@ -780,12 +781,35 @@ def closest_to_question(ranked: list[Candidate], quotes: list[Candidate], subjec
     return closest[: max(0, FILL_TO - len(quotes))]
 
 
-def list_quotes(ranked: list[Candidate], subject: Subject, facts: Analysed) -> list[Candidate]:
-    """For a question a section answers (quotes_a_section): the best sentences of the highest-ranked chunk (a list
-    is usually one section, "What to see", and retrieval ranks a list question's chunks by their headings too), then the best
+HEADING_FRAME = frozenset("what when where which how".split())  # the frame of a heading ("What to see"), not its topic
+SIGHTS = "see"  # the heading word of the section a question after sightseeing asks for (asked.asks_for_sights)
+
+
+def stem_run(text: str, facts: Analysed, leave_out: frozenset[str] = frozenset()) -> list[str]:
+    """The text's words as the keyword index stems them, in order, stop words dropped: "Getting around" -> [get, around]."""
+    return [stem for word in WORD.findall(text.lower()) if word not in leave_out and (stem := facts.stem(word))]
+
+
+def section_asked(part: str, ranked: list[Candidate], facts: Analysed) -> int | None:
+    """The rank of the chunk whose heading the question asks for: "What to see" for a question after sightseeing
+    ("things to do"), or a heading of two or more words the question says in that order ("how do people get around"
+    -> "Getting around"); the highest-ranked such chunk, None for none. One shared word is too weak a sign: "get food"
+    is no "Getting there"."""
+    asked = " ".join(stem_run(facts.towns.masked(part), facts))
+    sights = asks_for_sights(part)
+    for rank in sorted({c.hit.rank for c in ranked}):
+        heading = stem_run(next(c.hit.chunk.section for c in ranked if c.hit.rank == rank), facts, HEADING_FRAME)
+        if (sights and heading == [SIGHTS]) or (len(heading) > 1 and f" {' '.join(heading)} " in f" {asked} "):
+            return rank
+    return None
+
+
+def list_quotes(part: str, ranked: list[Candidate], subject: Subject, facts: Analysed) -> list[Candidate]:
+    """For a question a section answers (quotes_a_section): the best sentences of the chunk whose heading the question
+    names (section_asked), else of the highest-ranked chunk (a list is usually one section, "What to see"), then the best
     sentence of each further chunk (the items of "which towns..." are spread over the towns' guides)
     that the teacher finds nearly as close to the question (FILL_MARGIN) as the best quoted one."""
-    chosen = min(c.hit.rank for c in ranked)
+    chosen = section_asked(part, ranked, facts) or min(c.hit.rank for c in ranked)
     quotes = [c for c in ranked if c.hit.rank == chosen][:LIST_QUOTES_FROM_TOP]
     others: dict[int, Candidate] = {}  # each further chunk's best sentence, best first (ranked is)
     for c in ranked:

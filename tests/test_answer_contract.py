@@ -577,3 +577,30 @@ def test_a_question_taking_for_granted_what_the_place_has_none_of_is_answered_wi
     assert "no local transport" not in trains.text
     tickets = ask(retriever, "If I buy a ticket from one bus company, can I use it on a different company's bus?")
     assert "no public transport" not in tickets.text
+
+
+@pytest.mark.parametrize(
+    "question, section",
+    [
+        ("things to do in halden bay", "What to see"),  # "When to go" ranks first: "most things are closed"
+        ("What can I do on a rainy day in Marchwood?", "What to see"),
+        ("Where can I get food in Kestrelford?", "Eat and drink"),  # one shared word ("get") picks no heading
+    ],
+)
+def test_a_question_naming_a_section_is_answered_from_that_section_first(retriever, question, section) -> None:
+    """A question after sightseeing, however worded, asks for "What to see"; a heading it says word for word ("get
+    around") is the section it asks for; either is quoted first whatever else ranks above it."""
+    answer = ask(retriever, question)
+    assert not answer.refused and answer.citations[0].section == section
+
+
+def test_a_heading_said_in_the_question_is_the_section_it_asks_for(retriever) -> None:
+    from guide_tui.extractive import analysed, candidates, section_asked, subject_of
+
+    facts = analysed(retriever)
+    retrieval = retriever.retrieve("Without a car, how do people get around Brightwater?")
+    hits = retrieval.within_cutoff
+    ranked = candidates(subject_of(retrieval.question, facts), hits, facts)
+    rank = section_asked(retrieval.question, ranked, facts)
+    assert rank is not None and next(h for h in hits if h.rank == rank).chunk.section == "Getting around"
+    assert section_asked("Where can I get food in Kestrelford?", ranked, facts) is None
