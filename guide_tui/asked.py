@@ -282,5 +282,6 @@ def asks_to_make_something(question: str) -> str | None:
 
 
 def asks_for_a_list(question: str) -> bool:
-    """The question wants several items ("what's worth seeing", "which towns are hard in a wheelchair")."""
-    return bool(LIST_CUE.search(question))
+    """The question wants several items ("what's worth seeing", "which towns are hard in a wheelchair", "is there
+    anything to do?"); sights in a question asking for a value ("how far apart are the sights?") are no list asked for."""
+    return bool(LIST_CUE.search(question) or (SIGHTSEEING.search(question) and not asked_kinds(question)))

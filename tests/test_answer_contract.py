@@ -297,6 +297,11 @@ def test_a_list_question_ranks_the_section_its_heading_names_first(retriever) ->
         ("What's good to see in Thornby Wells", True),
         ("Where are the best viewpoints around Elder Ness?", True),
         ("What kinds of food is the region known for?", True),
+        # sightseeing asked as yes/no, or with no plural: what there is to do is still a list
+        ("Is there anything to do in Pellew Sands apart from the beach?", True),
+        ("any activities for a wet afternoon in Brightwater", True),
+        ("Is there much to see in Givens Mill?", True),
+        ("In Thornby Wells, how far apart are the sights?", False),  # a distance asked, of the sights
         # one value, though the words end in s: a plural of a value, or a verb
         ("What are the opening hours of the Brightwater museum?", False),
         ("During which months does the land train run?", False),
