@@ -262,9 +262,17 @@ SIGHTSEEING = _pattern(
 )
 
 
-def asks_for_sights(question: str) -> bool:
-    """The question asks what there is to see or do ("things to do in Halden Bay", "top sights")."""
-    return bool(SIGHTSEEING.search(question))
+SECTION_CUES = {
+    "see": SIGHTSEEING,
+    "stay": _pattern(r"\bbase (?:ourselves|myself|yourself|themselves)\b|\baccommodation\b|\bsleep\b|\bhotels?\b|\bguesthouses?\b|\bb&bs?\b"),
+    "eat": _pattern(r"\bfood\b|\brestaurants?\b|\bmeals?\b|\bdinner\b|\blunch\b|\bcaf[eé]s?\b"),
+}
+"""The topic word of the guides' headings ("What to see", "Where to stay", "Eat and drink") a question asks after in other words."""
+
+
+def sections_asked(question: str) -> set[str]:
+    """The heading topic words (SECTION_CUES) the question asks after: "where to base ourselves" -> {"stay"}."""
+    return {word for word, cue in SECTION_CUES.items() if cue.search(question)}
 
 
 # A request to make something (a poem, a translation, code) rather than to be told what the guides say.

@@ -34,9 +34,9 @@ from guide_tui.asked import (
     SOFT_KINDS,
     asked_kinds,
     asks_for_a_list,
-    asks_for_sights,
     asks_to_make_something,
     question_parts,
+    sections_asked,
     sentences_of,
 )
 from guide_tui.chunking import paragraphs
@@ -782,7 +782,6 @@ def closest_to_question(ranked: list[Candidate], quotes: list[Candidate], subjec
 
 
 HEADING_FRAME = frozenset("what when where which how".split())  # the frame of a heading ("What to see"), not its topic
-SIGHTS = "see"  # the heading word of the section a question after sightseeing asks for (asked.asks_for_sights)
 
 
 def stem_run(text: str, facts: Analysed, leave_out: frozenset[str] = frozenset()) -> list[str]:
@@ -791,15 +790,15 @@ def stem_run(text: str, facts: Analysed, leave_out: frozenset[str] = frozenset()
 
 
 def section_asked(part: str, ranked: list[Candidate], facts: Analysed) -> int | None:
-    """The rank of the chunk whose heading the question asks for: "What to see" for a question after sightseeing
-    ("things to do"), or a heading of two or more words the question says in that order ("how do people get around"
-    -> "Getting around"); the highest-ranked such chunk, None for none. One shared word is too weak a sign: "get food"
-    is no "Getting there"."""
+    """The rank of the chunk whose heading the question asks for: one holding a topic word the question asks after in
+    other words ("things to do" -> "What to see", asked.SECTION_CUES), or a heading of two or more words the question
+    says in that order ("how do people get around" -> "Getting around"); the highest-ranked such chunk, None for none.
+    One shared word is too weak a sign: "get food" is no "Getting there"."""
     asked = " ".join(stem_run(facts.towns.masked(part), facts))
-    sights = asks_for_sights(part)
+    cued = {facts.stem(word) for word in sections_asked(part)}
     for rank in sorted({c.hit.rank for c in ranked}):
         heading = stem_run(next(c.hit.chunk.section for c in ranked if c.hit.rank == rank), facts, HEADING_FRAME)
-        if (sights and heading == [SIGHTS]) or (len(heading) > 1 and f" {' '.join(heading)} " in f" {asked} "):
+        if cued.intersection(heading) or (len(heading) > 1 and f" {' '.join(heading)} " in f" {asked} "):
             return rank
     return None
 

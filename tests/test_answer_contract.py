@@ -590,11 +590,13 @@ def test_a_question_taking_for_granted_what_the_place_has_none_of_is_answered_wi
         ("things to do in halden bay", "What to see"),  # "When to go" ranks first: "most things are closed"
         ("What can I do on a rainy day in Marchwood?", "What to see"),
         ("Where can I get food in Kestrelford?", "Eat and drink"),  # one shared word ("get") picks no heading
+        ("Where should we base ourselves for a few nights in Marchwood?", "Where to stay"),  # "When to go" ranks first
     ],
 )
 def test_a_question_naming_a_section_is_answered_from_that_section_first(retriever, question, section) -> None:
-    """A question after sightseeing, however worded, asks for "What to see"; a heading it says word for word ("get
-    around") is the section it asks for; either is quoted first whatever else ranks above it."""
+    """A question after sightseeing, a bed or food, however worded, asks for "What to see", "Where to stay" or "Eat and
+    drink" (asked.SECTION_CUES); a heading it says word for word ("get around") is the section it asks for; either is
+    quoted first whatever else ranks above it."""
     answer = ask(retriever, question)
     assert not answer.refused and answer.citations[0].section == section
 
