@@ -66,6 +66,7 @@ QUESTION_WORDS = frozenset(
     actually generally usually normally typically sometimes pretty quite especially exactly roughly main little
     lot lots bit kind sort part start end side way thing things place places area areas region town towns trip
     journey ride everyone everybody anybody everywhere people person different involved
+    alternative alternatives option options choice choices instead
     """.split()
 )
 

@@ -611,3 +611,11 @@ def test_a_heading_said_in_the_question_is_the_section_it_asks_for(retriever) ->
     rank = section_asked(retrieval.question, ranked, facts)
     assert rank is not None and next(h for h in hits if h.rank == rank).chunk.section == "Getting around"
     assert section_asked("Where can I get food in Kestrelford?", ranked, facts) is None
+
+
+def test_a_later_part_asking_for_an_alternative_asks_for_another_of_the_thing_before(retriever) -> None:
+    """"Is there a free option?" after a question about parking asks for free parking: "option" is no thing of its own
+    that the guides fail to mention."""
+    answer = ask(retriever, "Is it expensive to park on the Pellew Sands seafront, and is there a free option?")
+    assert not answer.refused and "free car park behind the station" in answer.text
+    assert "do not say" not in answer.text
