@@ -98,6 +98,16 @@ def test_question_parts_split_on_new_questions_only() -> None:
     assert question_parts("Is seafront parking at Pellew Sands pricey, and is there a free alternative?") == [
         "Is seafront parking at Pellew Sands pricey", "is there a free alternative?"
     ]
+    # a topic, then a colon or a dash and the questions about it: the topic leads the first of them
+    assert question_parts("Kestrelford buses - how often do they run, and do they run on Sundays?") == [
+        "Kestrelford buses, how often do they run", "do they run on Sundays?"
+    ]
+    assert question_parts("The Givens Mill tearoom: which day is it shut, and can I buy bread there?") == [
+        "The Givens Mill tearoom, which day is it shut", "can I buy bread there?"
+    ]
+    assert question_parts("My husband uses a wheelchair - is Marchwood's market step-free?") == [
+        "My husband uses a wheelchair - is Marchwood's market step-free?"
+    ]
 
 
 @pytest.mark.parametrize(
