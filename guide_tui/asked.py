@@ -197,11 +197,11 @@ def asked_kinds(question: str) -> list[tuple[str, ...]]:
 
 # A new part starts after "?" or ";", or at ", and"/" and"/", "/":"/" - " followed by a word that opens a question
 # ("..., and can I stay overnight?", "how far is it and is there parking?", "Train tickets: when is the office open, ...").
-# An auxiliary opens a question only with a subject after it ("and is there", not "see and do in").
+# An auxiliary opens a question only with a subject after it ("and is there", "and is parking", not "see and do in").
 WH_WORDS = "how what when where which who whose why"
 AUXILIARIES = "is are was were do does did can could will would should shall has have"
 SUBJECTS = "i we you there it they he she the a an any this that these those my our your its one people visitors"
-QUESTION_OPENER = rf"(?:{WH_WORDS.replace(' ', '|')})\b|(?:{AUXILIARIES.replace(' ', '|')})\s+(?:{SUBJECTS.replace(' ', '|')})\b"
+QUESTION_OPENER = rf"(?:{WH_WORDS.replace(' ', '|')})\b|(?:{AUXILIARIES.replace(' ', '|')})\s+(?:{SUBJECTS.replace(' ', '|')}|[a-z]+ing)\b"
 PART_BREAK = re.compile(
     rf"(?<=[?;])\s+|\s*(?:,\s*(?:and|but|also|plus)?|\b(?:and|but|also|plus)|:|\s[-\u2013\u2014])\s+(?={QUESTION_OPENER})",
     re.IGNORECASE,

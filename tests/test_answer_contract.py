@@ -98,6 +98,10 @@ def test_question_parts_split_on_new_questions_only() -> None:
     assert question_parts("Is seafront parking at Pellew Sands pricey, and is there a free alternative?") == [
         "Is seafront parking at Pellew Sands pricey", "is there a free alternative?"
     ]
+    # an auxiliary opens a question before a subject that is a doing ("and is parking easy?")
+    assert question_parts("How far is the pier from the station, and is walking there easy?") == [
+        "How far is the pier from the station", "is walking there easy?"
+    ]
     # a topic, then a colon or a dash and the questions about it: the topic leads the first of them
     assert question_parts("Kestrelford buses - how often do they run, and do they run on Sundays?") == [
         "Kestrelford buses, how often do they run", "do they run on Sundays?"
