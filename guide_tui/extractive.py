@@ -797,8 +797,9 @@ def section_asked(part: str, ranked: list[Candidate], facts: Analysed) -> int | 
     One shared word is too weak a sign: "get food" is no "Getting there"."""
     asked = " ".join(stem_run(facts.towns.masked(part), facts))
     cued = {facts.stem(word) for word in sections_asked(part)}
-    for rank in sorted({c.hit.rank for c in ranked}):
-        heading = stem_run(next(c.hit.chunk.section for c in ranked if c.hit.rank == rank), facts, HEADING_FRAME)
+    sections = {c.hit.rank: c.hit.chunk.section for c in ranked}
+    for rank in sorted(sections):
+        heading = stem_run(sections[rank], facts, HEADING_FRAME)
         if cued.intersection(heading) or (len(heading) > 1 and f" {' '.join(heading)} " in f" {asked} "):
             return rank
     return None
