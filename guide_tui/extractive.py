@@ -50,7 +50,7 @@ from guide_tui.retrieval import Hit, Retrieval, Retriever, query_analyzer
 QUESTION_WORDS = frozenset(
     """
     a about above across after again against ahead all along also am among an and another any anyone anything
-    anywhere are aren around as at away back be been before behind being below beside between beyond both but by
+    anywhere apart are aren around as aside at away back be been before behind being below beside besides between beyond both but by
     can cannot could couldn d did didn do does doesn doing don done down during each either else even ever every
     except few for from further get gets getting go goes going gone got had has hasn have haven having he her here
     him his how i if in inside into is isn it its itself just least less like ll m may me might more most much must

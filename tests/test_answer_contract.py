@@ -633,3 +633,16 @@ def test_a_later_part_asking_for_an_alternative_asks_for_another_of_the_thing_be
     answer = ask(retriever, "Is it expensive to park on the Pellew Sands seafront, and is there a free option?")
     assert not answer.refused and "free car park behind the station" in answer.text
     assert "do not say" not in answer.text
+
+
+@pytest.mark.parametrize("question", [
+    "Is there anything to do in Pellew Sands apart from the beach?",
+    "Is there anything to do in Pellew Sands besides the beach?",
+    "Is there anything to see in Pellew Sands aside from the beach?",
+])
+def test_what_the_traveller_sets_aside_is_no_thing_the_guides_fail_to_mention(retriever, question) -> None:
+    """"apart from the beach" shapes the question, as "except" does: no guide says "apart", and that is no sign that
+    the place has nothing else to do."""
+    answer = ask(retriever, question)
+    assert not answer.refused, answer.verdicts[0].reason
+    assert "pier" in answer.text.lower()
