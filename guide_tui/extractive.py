@@ -532,8 +532,24 @@ def shares_a_word(subject: Subject, sentence: Sentence, facts: Analysed, leaving
 
 
 def has_word(word: str, sentence: Sentence, facts: Analysed) -> bool:
-    """The sentence has the word itself, by stem or root."""
-    return facts.stem(word) in sentence.stems or same_root(word, sentence)
+    """The sentence has the word itself, by stem or root, or as one half of a compound."""
+    return facts.stem(word) in sentence.stems or same_root(word, sentence) or compound_of(word, sentence, facts)
+
+
+COMPOUND_SHORT_HALF = 3  # letters of the short word: "tea" in "tea" + "room" -> "tearoom"
+
+
+def compound_of(word: str, sentence: Sentence, facts: Analysed) -> bool:
+    """A word of the sentence is this short word joined to another word the guides use ("tea shop" / "tearoom",
+    "sea front" / "seafront"): too short for same_root, which a part of any word would satisfy. The other half needs
+    ROOT_LETTERS letters: "off" + "ice" is no compound of "ice"."""
+    if len(word) != COMPOUND_SHORT_HALF:
+        return False
+    return any(
+        len(other) >= COMPOUND_SHORT_HALF + ROOT_LETTERS and ((other.startswith(word) and other[len(word):] in facts.known_words)
+                                             or (other.endswith(word) and other[: -len(word)] in facts.known_words))
+        for other in sentence.word_set
+    )
 
 
 def same_root(word: str, sentence: Sentence) -> bool:

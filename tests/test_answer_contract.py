@@ -15,7 +15,7 @@ from guide_tui.answerability import FEATURES, SIGNS, AnswerabilityModel, fit, sh
 from guide_tui.answering import answer_question
 from guide_tui.answers import REFUSAL
 from guide_tui.asked import WHEN, asks_for_a_list, asks_to_make_something, question_parts
-from guide_tui.extractive import FILL_MARGIN, MAX_LIST_QUOTES, analysed, find_evidence, subject_of
+from guide_tui.extractive import FILL_MARGIN, MAX_LIST_QUOTES, analysed, find_evidence, has_word, subject_of
 from guide_tui.questions import load_questions
 from guide_tui.scoring import first_headings, load_traveller_questions, score, score_table
 
@@ -646,3 +646,15 @@ def test_what_the_traveller_sets_aside_is_no_thing_the_guides_fail_to_mention(re
     answer = ask(retriever, question)
     assert not answer.refused, answer.verdicts[0].reason
     assert "pier" in answer.text.lower()
+
+
+def test_a_short_word_is_found_as_one_half_of_a_compound(retriever) -> None:
+    """"tea shop" is the guide's "tearoom": stemming and same_root (four letters or more) keep "tea" apart from it.
+    "ice" is no half of "office": the other half must be a word the guides use, of four letters or more."""
+    tea = ask(retriever, "Is there a tea shop at Givens Mill?")
+    assert not tea.refused and "tearoom" in tea.text
+    sea = ask(retriever, "Where can I get sea food in Halden Bay?")
+    assert not sea.refused and "seafood" in sea.text.lower()
+    facts = analysed(retriever)
+    sentence = next(facts.sentences[row] for row in range(len(facts.sentences)) if "office" in facts.sentences[row].word_set)
+    assert not has_word("ice", sentence, facts)
