@@ -58,7 +58,7 @@ QUESTION_WORDS = frozenset(
     please re really round s same shall she should since so some someone something somewhere still such t than that
     the their them then there these they this those though through till to too toward towards under until up upon
     us ve very via want wants was wasn we were weren what when where whether which while who whom whose why will
-    with within without won would wouldn you your
+    with within without won would wouldn you your whatever whenever wherever whichever whoever however
     many long far often time times
     arrive arriving reach head heading come coming leave leaving visit visiting visitor visitors stay staying spend
     see seeing look looking looks watch find use using try make take taking bring like know tell say think plan

@@ -658,3 +658,10 @@ def test_a_short_word_is_found_as_one_half_of_a_compound(retriever) -> None:
     facts = analysed(retriever)
     sentence = next(facts.sentences[row] for row in range(len(facts.sentences)) if "office" in facts.sentences[row].word_set)
     assert not has_word("ice", sentence, facts)
+
+
+def test_a_wh_ever_word_shapes_the_question_and_is_no_thing_asked_after(retriever) -> None:
+    """"whatever", "wherever", "whenever" are closed-class words like "what": no guide uses them, and that says nothing
+    of whether the guides answer."""
+    answer = ask(retriever, "Is there whatever food I want in Corry Vale?")
+    assert not answer.refused and "farm shop" in answer.text
