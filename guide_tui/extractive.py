@@ -771,10 +771,12 @@ def denials(ranked: list[Candidate], quotes: list[Candidate], subject: Subject) 
 
 
 def quotes_a_section(part: str, subject: Subject) -> bool:
-    """A list question, or one that asks for no kind of value and is no yes/no question ("How do people get about
-    town?", "What happened to the pier?"): what the section says answers it, not its one best sentence, and the
-    section's other sentences correct a false premise ("Which hotel is closest to the mill?": there is none)."""
-    return asks_for_a_list(part) or not (subject.kinds or subject.yes_no)
+    """A list question, one that asks for no kind of value and is no yes/no question ("How do people get about
+    town?", "What happened to the pier?"), or one that asks after a section's topic in other words and at most where
+    or why ("where would I sleep?": "Where to stay"): what the section says answers it, not its one best sentence,
+    and the section's other sentences correct a false premise ("Which hotel is closest to the mill?": there is none)."""
+    return asks_for_a_list(part) or not (subject.kinds or subject.yes_no) or (
+        bool(sections_asked(part)) and not subject.yes_no and all(SOFT_KINDS.issuperset(group) for group in subject.kinds))
 
 
 FRAGMENT_WORDS = 3  # a sentence this short ("Any time.", "On foot.") leans on the one before it

@@ -15,7 +15,7 @@ from guide_tui.answerability import FEATURES, SIGNS, AnswerabilityModel, fit, sh
 from guide_tui.answering import answer_question
 from guide_tui.answers import REFUSAL
 from guide_tui.asked import WHEN, asks_for_a_list, asks_to_make_something, question_parts
-from guide_tui.extractive import FILL_MARGIN, MAX_LIST_QUOTES, analysed, find_evidence, has_word, subject_of
+from guide_tui.extractive import FILL_MARGIN, MAX_LIST_QUOTES, analysed, find_evidence, has_word, quotes_a_section, subject_of
 from guide_tui.questions import load_questions
 from guide_tui.scoring import first_headings, load_traveller_questions, score, score_table
 
@@ -665,3 +665,13 @@ def test_a_wh_ever_word_shapes_the_question_and_is_no_thing_asked_after(retrieve
     of whether the guides answer."""
     answer = ask(retriever, "Is there whatever food I want in Corry Vale?")
     assert not answer.refused and "farm shop" in answer.text
+
+
+def test_a_where_question_after_a_sections_topic_is_answered_from_that_section(retriever) -> None:
+    """"Where would I sleep?" asks what "Where to stay" says, and its first sentence is the guide's correction: there
+    are no rooms in the village. A price asked of the same topic still wants its one sentence with the price."""
+    answer = ask(retriever, "If I visit Givens Mill, where would I sleep?")
+    assert not answer.refused and "no accommodation of its own" in answer.text
+    facts = analysed(retriever)
+    priced = "How much is a hotel in Marchwood?"
+    assert not quotes_a_section(priced, subject_of(priced, facts))
