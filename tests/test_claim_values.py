@@ -187,6 +187,8 @@ def test_a_count_keeps_what_it_counts():
         ("No, the line closed in 1963", False),  # an answering "No,"
         ("Not every place takes cards", False),  # some do: a quantifier, not a denial
         ("Prices match Marchwood rather than village levels", True),
+        ("Prices are closer to Marchwood's than to a village's", True),  # the far side of a comparison
+        ("The walk takes more than two hours", False),
         ("A reservation is unnecessary outside the summer", True),  # a prefix denies its word
         ("The upper floor is inaccessible to wheelchairs", True),
         ("The farm lies inland from the coast", False),  # "in" + "land" denies nothing
