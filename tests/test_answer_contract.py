@@ -15,7 +15,16 @@ from guide_tui.answerability import FEATURES, SIGNS, AnswerabilityModel, fit, sh
 from guide_tui.answering import answer_question
 from guide_tui.answers import REFUSAL
 from guide_tui.asked import WHEN, asks_for_a_list, asks_to_make_something, question_parts
-from guide_tui.extractive import FILL_MARGIN, MAX_LIST_QUOTES, analysed, find_evidence, has_word, quotes_a_section, subject_of
+from guide_tui.extractive import (
+    FILL_MARGIN,
+    MAX_LIST_QUOTES,
+    analysed,
+    candidates,
+    find_evidence,
+    has_word,
+    quotes_a_section,
+    subject_of,
+)
 from guide_tui.questions import load_questions
 from guide_tui.scoring import first_headings, load_traveller_questions, score, score_table
 
@@ -675,3 +684,17 @@ def test_a_where_question_after_a_sections_topic_is_answered_from_that_section(r
     facts = analysed(retriever)
     priced = "How much is a hotel in Marchwood?"
     assert not quotes_a_section(priced, subject_of(priced, facts))
+
+
+def test_a_sentence_about_the_thing_asked_outranks_one_giving_the_kind_of_value_about_another_thing(retriever) -> None:
+    """"How many spaces in the lower car park?": the sentence about the lower car park (no count) comes before "the
+    drive takes 55 minutes, the final eight ..." (a count, of minutes of driving), so a near miss is seen for what it
+    is: the guides name the thing and not the value (KIND_WEIGHT below COVERAGE_WEIGHT)."""
+    question = "How many spaces are there in Kestrelford's lower car park?"
+    facts = analysed(retriever)
+    hits = [h for h in retriever.retrieve(question).hits if not h.above_cutoff]
+    ranked = [c for c in candidates(subject_of(question, facts), hits, facts, None) if c.allowed]
+    order = [c.sentence.text for c in ranked]
+    car_park = next(n for n, text in enumerate(order) if "lower car park" in text)
+    drive = next(n for n, text in enumerate(order) if text.startswith("The drive from Brightwater takes 55 minutes"))
+    assert car_park < drive
