@@ -542,12 +542,13 @@ COMPOUND_SHORT_HALF = 3  # letters of the short word: "tea" in "tea" + "room" ->
 def compound_of(word: str, sentence: Sentence, facts: Analysed) -> bool:
     """A word of the sentence is this short word joined to another word the guides use ("tea shop" / "tearoom",
     "sea front" / "seafront"): too short for same_root, which a part of any word would satisfy. The other half needs
-    ROOT_LETTERS letters: "off" + "ice" is no compound of "ice"."""
+    ROOT_LETTERS letters or more: "off" + "ice" is no compound of "ice"."""
     if len(word) != COMPOUND_SHORT_HALF:
         return False
+    known = facts.known_words
     return any(
-        len(other) >= COMPOUND_SHORT_HALF + ROOT_LETTERS and ((other.startswith(word) and other[len(word):] in facts.known_words)
-                                             or (other.endswith(word) and other[: -len(word)] in facts.known_words))
+        len(other) >= COMPOUND_SHORT_HALF + ROOT_LETTERS
+        and ((other.startswith(word) and other[len(word) :] in known) or (other.endswith(word) and other[: -len(word)] in known))
         for other in sentence.word_set
     )
 
