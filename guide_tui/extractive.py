@@ -310,6 +310,11 @@ class Subject:
         """Rarity-weighted share of the subject words marked True (1 when there are none)."""
         return float(self.weights @ words / self.weights.sum()) if self.words else 1.0
 
+    @property
+    def hard_kinds(self) -> list[tuple[str, ...]]:
+        """The asked-for kind groups an answer must give: all but those of SOFT_KINDS only ("where", "why")."""
+        return [group for group in self.kinds if not SOFT_KINDS.issuperset(group)]
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -501,7 +506,7 @@ def kinds_found(subject: Subject, said: list[Sentence], facts: Analysed) -> floa
 
 def kinds_missing(subject: Subject, said: list[Sentence], facts: Analysed) -> list[tuple[str, ...]]:
     """The asked-for kind groups, soft ones aside, that none of the sentences gives ("how much": no price)."""
-    return [group for group in subject.kinds if not SOFT_KINDS.issuperset(group) and not gives_any(group, said, subject, facts)]
+    return [group for group in subject.hard_kinds if not gives_any(group, said, subject, facts)]
 
 
 def gives_any(group: tuple[str, ...], said: list[Sentence], subject: Subject, facts: Analysed) -> bool:
@@ -776,8 +781,11 @@ def quotes_a_section(part: str, subject: Subject) -> bool:
     town?", "What happened to the pier?"), or one that asks after a section's topic in other words and at most where
     or why ("where would I sleep?": "Where to stay"): what the section says answers it, not its one best sentence,
     and the section's other sentences correct a false premise ("Which hotel is closest to the mill?": there is none)."""
-    return asks_for_a_list(part) or not (subject.kinds or subject.yes_no) or (
-        bool(sections_asked(part)) and not subject.yes_no and all(SOFT_KINDS.issuperset(group) for group in subject.kinds))
+    if asks_for_a_list(part):
+        return True
+    if subject.yes_no or subject.hard_kinds:
+        return False
+    return not subject.kinds or bool(sections_asked(part))
 
 
 FRAGMENT_WORDS = 3  # a sentence this short ("Any time.", "On foot.") leans on the one before it
@@ -881,7 +889,7 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
     qualifying = np.array([w in subject.qualifiers for w in subject.words], dtype=bool)
     unknown_here = subject.weight_of(~known_here) if subject.words else 0.0
     said = [q.sentence for q in quotes]
-    hard_kinds = sum(not SOFT_KINDS.issuperset(group) for group in subject.kinds)
+    hard_kinds = len(subject.hard_kinds)
     return {
         "unknown_anywhere": subject.weight_of(~known_anywhere) if subject.words else 0.0,
         "unknown_here": unknown_here,
