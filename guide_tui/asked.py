@@ -119,6 +119,13 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (_pattern(r"\bhow long\b"), ("duration", "distance")),  # "how long is the river walk": 4 miles or 2 hours
     (_pattern(r"\bhow far\b"), ("distance", "duration")),
     (_pattern(r"\bhow often\b|\bhow frequent"), ("frequency",)),
+    (  # how much a price moves: "double" or "half" answers it; the rest of the question is read with it ("prices")
+        _pattern(
+            r"\bhow much (?:\w+ ){0,4}?(?:prices?|costs?|rates?|fares?|rents?|rentals?) (?:(?!to\b)\w+ )?"
+            r"(?:go(?:es)? (?:up|down)|rise|increase|jump|drop|fall)\b.*"
+        ),
+        ("amount", "number"),
+    ),
     (_pattern(r"\bhow much (?:does|do|is|are|will|would|did)\b|\bgoing rate\b"), ("amount",)),
     (AMOUNT_WORD_CUE, ("amount",)),
     (PRICE_WORD_CUE, ("price",)),  # "is it expensive?": "priced for tourists" will do

@@ -698,3 +698,13 @@ def test_a_sentence_about_the_thing_asked_outranks_one_giving_the_kind_of_value_
     car_park = next(n for n, text in enumerate(order) if "lower car park" in text)
     drive = next(n for n, text in enumerate(order) if text.startswith("The drive from Brightwater takes 55 minutes"))
     assert car_park < drive
+
+
+def test_how_much_prices_rise_is_answered_by_a_relative_amount(retriever) -> None:
+    """"How much do prices go up?" asks how far a price moves: "double their prices" answers it with no figure in
+    pounds. A price asked outright ("how much does it cost to go up the tower") still wants an amount."""
+    from guide_tui.asked import asked_kinds
+
+    answer = ask(retriever, "How much do hotel prices go up in Marchwood in conference weeks?")
+    assert not answer.refused and "double their prices" in answer.text
+    assert asked_kinds("How much does it cost to go up inside the lighthouse?") == [("amount",)]
