@@ -33,6 +33,41 @@ MONTHS = "|".join(month.lower() for month in MONTH_NAMES)
 WEEKDAYS = rf"(?:{'|'.join(day.lower().removesuffix('day') for day in WEEKDAY_NAMES)})days?"
 
 
+SEASONS = {"spring": "March April May", "summer": "June July August", "autumn": "September October November",
+           "winter": "December January February"}
+"""The months each season covers, as the guides use the seasons (a "summer" sentence says what holds in July)."""
+DAY_WORDS = {day.lower(): n for n, day in enumerate(WEEKDAY_NAMES)} | {day.lower() + "s": n for n, day in enumerate(WEEKDAY_NAMES)}
+MONTH_WORDS = {month.lower(): n for n, month in enumerate(MONTH_NAMES)}
+EVERY_DAY = re.compile(r"\bevery day\b|\bdaily\b|\bseven days\b|\ball week\b", re.IGNORECASE)
+ALL_YEAR = re.compile(r"\ball year\b|\byear-round\b|\ball through the year\b|\bevery month\b", re.IGNORECASE)
+DAY_RANGE = re.compile(rf"\b({WEEKDAYS})\s*(?:to|-|–|until|till|through)\s*({WEEKDAYS})\b", re.IGNORECASE)
+MONTH_RANGE = re.compile(rf"\b({MONTHS})\s*(?:to|-|–|until|till|through)\s*({MONTHS})\b", re.IGNORECASE)
+
+
+def _in_range(n: int, first: int, last: int, size: int) -> bool:
+    return (n - first) % size <= (last - first) % size
+
+
+def names_the_date(word: str, text: str) -> bool | None:
+    """Whether a text speaks of the weekday or month the word names: the name itself, a span holding it ("weekends",
+    "Thursday to Sunday", "summer", "April to October") or every one ("daily", "all year"). None: no such word.
+    Word vectors find Saturday close to Sunday and July to August; as values they are different answers."""
+    lower = text.lower()
+    if word in DAY_WORDS:
+        day = DAY_WORDS[word]
+        spans = [(DAY_WORDS[a.lower()], DAY_WORDS[b.lower()]) for a, b in DAY_RANGE.findall(text)]
+        part_of_week = r"\bweekends?\b" if day >= 5 else r"\b(?:weekdays?|midweek|weeknights?)\b"
+        return (re.search(rf"\b{WEEKDAY_NAMES[day].lower()}s?\b", lower) is not None or re.search(part_of_week, lower) is not None
+                or EVERY_DAY.search(text) is not None or any(_in_range(day, a, b, 7) for a, b in spans))
+    if word in MONTH_WORDS:
+        month = MONTH_WORDS[word]
+        seasons = [season for season, months in SEASONS.items() if MONTH_NAMES[month] in months.split()]
+        spans = [(MONTH_WORDS[a.lower()], MONTH_WORDS[b.lower()]) for a, b in MONTH_RANGE.findall(text)]
+        return (re.search(rf"\b{word}\b", lower) is not None or any(re.search(rf"\b{s}\b", lower) for s in seasons)
+                or ALL_YEAR.search(text) is not None or any(_in_range(month, a, b, 12) for a, b in spans))
+    return None
+
+
 def _pattern(text: str) -> re.Pattern:
     return re.compile(text, re.IGNORECASE)
 

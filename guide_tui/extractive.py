@@ -35,6 +35,7 @@ from guide_tui.asked import (
     asked_kinds,
     asks_for_a_list,
     asks_to_make_something,
+    names_the_date,
     question_parts,
     sections_asked,
     sentences_of,
@@ -524,7 +525,10 @@ def coverage(subject: Subject, sentence: Sentence, facts: Analysed) -> np.ndarra
     else:
         result = np.zeros(len(subject.words))
     for n, word in enumerate(subject.words):
-        if has_word(word, sentence, facts):
+        dated = names_the_date(word, sentence.text) if sentence.text else None  # no text: the whole region's words
+        if dated is not None:  # a weekday or month: the same one, or a span holding it; a neighbour is another answer
+            result[n] = float(dated)
+        elif has_word(word, sentence, facts):
             result[n] = 1.0
         elif any(sentence.holds(kind) for kind in KINDS_OF_WORD.get(word, ())):
             result[n] = max(result[n], KIND_COVERS)

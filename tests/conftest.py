@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from guide_tui.answers import Answer, Answerer, Asked, Citation, OnText
 from guide_tui.indexes import BUNDLED_INDEX, load_index
+from guide_tui.questions import Question, load_questions
 from guide_tui.retrieval import Retriever
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -159,3 +161,13 @@ async def wait_for(pilot, condition, what: str, seconds: float = 10.0) -> None:
             return
         await asyncio.sleep(0.02)
     pytest.fail(f"never saw {what}; status: {text_of(pilot.app, '#status')}")
+
+
+LABELLED_NEAR_MISS = "bakery-labelled-near-miss"
+
+
+def labelled_near_miss() -> Question:
+    """The bakery question, which the guides answer, labelled as one they do not: an "unanswerable answered" miss
+    that stays one whatever the answerer learns (the bundled near misses are refused one by one as it improves)."""
+    bakery = next(q for q in load_questions().questions if q.id == "kestrelford-bakery-sellout")
+    return replace(bakery, id=LABELLED_NEAR_MISS, kind="near_miss", expected_chunks=(), expected_phrase="", need=LABELLED_NEAR_MISS)

@@ -708,3 +708,34 @@ def test_how_much_prices_rise_is_answered_by_a_relative_amount(retriever) -> Non
     answer = ask(retriever, "How much do hotel prices go up in Marchwood in conference weeks?")
     assert not answer.refused and "double their prices" in answer.text
     assert asked_kinds("How much does it cost to go up inside the lighthouse?") == [("amount",)]
+
+
+@pytest.mark.parametrize(
+    ("word", "text", "named"),
+    [
+        ("saturday", "No bus on Sundays; four a day on weekdays.", False),
+        ("saturday", "Every two hours on Saturdays.", True),
+        ("saturday", "The car parks fill on summer weekends.", True),
+        ("sunday", "Food Thursday to Sunday evenings.", True),
+        ("monday", "Food Thursday to Sunday evenings.", False),
+        ("tuesday", "Open 10 to 4 daily except Tuesdays.", True),  # named, and the sentence says what holds then
+        ("july", "Busiest in summer.", True),
+        ("march", "Closed from November to February.", False),
+        ("january", "Closed from November to February.", True),
+        ("buses", "No bus on Sundays.", None),
+    ],
+)
+def test_a_weekday_or_month_is_named_by_itself_or_a_span_holding_it(word, text, named) -> None:
+    from guide_tui.asked import names_the_date
+
+    assert names_the_date(word, text) is named
+
+
+def test_another_weekday_does_not_cover_the_one_asked_although_their_vectors_are_close(retriever) -> None:
+    """Saturday's vector is close to Sunday's; as the day a bus runs they are different answers."""
+    from guide_tui.extractive import coverage
+
+    facts = analysed(retriever)
+    subject = subject_of("How many buses go to Givens Mill on a Saturday?", facts)
+    sunday = next(s for s in (facts.sentences[row] for row in range(len(facts.sentences))) if "Sundays" in s.text and "bus" in s.text)
+    assert coverage(subject, sunday, facts)[subject.words.index("saturday")] == 0.0

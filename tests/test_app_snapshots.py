@@ -13,7 +13,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from conftest import settle, submit_and_go_on
+from conftest import labelled_near_miss, settle, submit_and_go_on
 from pytest_textual_snapshot import SVGImageExtension
 from syrupy.assertion import SnapshotAssertion
 from textual.widgets import Input
@@ -246,9 +246,9 @@ def tuned(*keys: str, question: str = "When does the bakery sell out?"):
     return run
 
 
-RESULTS_IDS = (  # right ones of each kind, and three the extractive answerer gets wrong in three ways
+RESULTS_IDS = (  # right ones of each kind, and two the extractive answerer gets wrong in two ways (a third: labelled_near_miss)
     "kestrelford-bakery-sellout", "kestrelford-bakery-early", "dull-town-in-summer", "minor-injuries-only",
-    "near-marchwood-bakery", "near-halden-bay-tuesday-market", "off-python-reverse-list", "off-curry-recipe",
+    "near-marchwood-bakery", "off-python-reverse-list", "off-curry-recipe",
 )  # fmt: skip
 
 
@@ -256,7 +256,7 @@ def results_questions():
     """A results view that fits on one screen at 80x24."""
     from guide_tui.questions import load_questions
 
-    return [q for q in load_questions().questions if q.id in RESULTS_IDS]
+    return [q for q in load_questions().questions if q.id in RESULTS_IDS] + [labelled_near_miss()]
 
 
 @pytest.mark.parametrize("size", [SIZE, SMALL], ids=["120x40", "80x24"])
