@@ -101,6 +101,7 @@ FOUND = {
     "distance": _pattern(rf"\b{NUMBER_WORD}[ -](?:miles?|metres?|meters?|km|kilometres?|yards?|feet)\b"),
     "frequency": _pattern(r"\bevery\b|\b(?:two-)?hourly\b|\bonce\b|\btwice\b|\btimes a (?:day|week|year)\b|\ba day\b"),
     "payment": _pattern(rf"\b(?:{PAYMENT_MEANS}|cheques?|coins?|notes)\b"),
+    "date": _pattern(rf"\b\d{{1,2}}(?:st|nd|rd|th)? (?:{MONTHS})\b|\b(?:{MONTHS}) \d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}/\d{{1,2}}\b"),
     "contact": _pattern(r"\b\d{3,5}[\s-]?\d{3,}\b|\b[\w.-]+@[\w-]+\.\w+|\bwww\.|https?://"),
     "identifier": _pattern(
         r"\b(?:platforms?|gates?|stands?|stops?|routes?|lines?|numbers?|no\.)\s?\d+[a-z]?\b|\b\d+[a-z]?\s(?:bus|tram|service)\b"
@@ -113,10 +114,11 @@ KIND_NAMES = {
     "price": "a price", "amount": "an amount of money", "measure": "a height or size", "name": "a name",
     "duration": "how long", "distance": "how far", "frequency": "how often", "contact": "a phone number, website or email",
     "identifier": "a platform, line or route number", "payment": "how to pay", "place": "a place", "reason": "a reason",
+    "date": "a calendar date",
 }
 """How a refusal names a kind of value no retrieved sentence gives ("no retrieved sentence gives a time of day")."""
 SOFT_KINDS = {"place", "reason"}  # said in too many ways to demand ("why": because, so, a detail that...)
-DETAIL_KINDS = {"payment", "contact", "identifier"}
+DETAIL_KINDS = {"payment", "contact", "identifier", "date"}
 """Details only a sentence holding them answers (cash or cards, a phone number, a platform); no retrieval bonus
 (retrieval.VALUE_KINDS: the bonus's columns are stored with the index)."""
 
@@ -144,6 +146,13 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
         ("identifier",),
     ),
     (_pattern(rf"\bpay(?:ing)?\b(?={A_MEANS_OF_PAYMENT})|\b(?:take|accept)s? (?:cash|cards?)\b"), ("payment",)),  # how to pay
+    (  # a day of a month ("12 June"), not a season ("what dates does it run?"): the guides give no calendar dates
+        _pattern(
+            r"\b(?:exact|precise|specific)\s+(?:\w+\s+)?dates?\b|\b(?:what|which) date\b|\bdate\s+(?:of|for|does|do|is|will)\b"
+            r"|\b(?:what|which|when)\b[^?.!]*\b(?:this|next) year\b"
+        ),
+        ("date",),
+    ),
     (_pattern(r"\bwhat year\b|\bhow old\b|\bwhen did\b|\bhow long has\b|\bsince when\b|\bwhat century\b"), ("year",)),
     (_pattern(r"\b(?:which|what)(?: \w+)? (?:months?|seasons?)\b|\btime of (?:the )?year\b"), ("month",)),
     (_pattern(r"\b(?:which|what)(?: \w+)? days?\b"), ("day",)),

@@ -739,3 +739,26 @@ def test_another_weekday_does_not_cover_the_one_asked_although_their_vectors_are
     subject = subject_of("How many buses go to Givens Mill on a Saturday?", facts)
     sunday = next(s for s in (facts.sentences[row] for row in range(len(facts.sentences))) if "Sundays" in s.text and "bus" in s.text)
     assert coverage(subject, sunday, facts)[subject.words.index("saturday")] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("When does the university term start in Brightwater this year?", [("date",)]),
+        ("What are the exact dates of the festival?", [("date",)]),
+        ("When is graduation week?", [WHEN]),  # a month answers it
+        ("What dates does the land train run?", []),  # a season answers it
+        ("We go in August this year. Is it busy?", []),  # "this year" in a statement asks nothing
+    ],
+)
+def test_a_date_this_year_asks_for_a_calendar_date(question, kinds) -> None:
+    from guide_tui.asked import asked_kinds
+
+    assert asked_kinds(question) == kinds
+
+
+def test_a_calendar_date_the_guides_never_give_is_refused_saying_so(retriever) -> None:
+    """The guides speak of "late September" and "graduation week", never of a day of a month: "this year's" start is a
+    near miss, refused with what is missing, not answered with the season."""
+    answer = ask(retriever, "When does the university term start in Brightwater this year?")
+    assert answer.refused and answer.refusal_detail == "no retrieved sentence gives a calendar date"
