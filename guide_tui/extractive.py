@@ -903,12 +903,17 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
         "similarity": best.similarity,
         "teacher": best.teacher,
         "kind_missing": len(kinds_missing(subject, said, facts)) / hard_kinds if hard_kinds else 0.0,
-        "other_place": float(said_of_another_place(subject, best, everything)),
+        "other_place": float(said_of_another_place(subject, best, everything) and not (subject.yes_no and SAYS_NONE.search(best.sentence.text))),
         "yes_no_unknown": unknown_here if subject.yes_no else 0.0,
         "no_subject": float(not subject.words),
         "absent_thing": float(subject.asks_existence and absent_on_every_side(subject, ~literal_here & ~(qualifying & known_anywhere))),
         "follow_up": float(subject.follows),
     }
+
+
+SAYS_NONE = re.compile(r"\b(?:no|none|nothing|nowhere|not|never|without)\b|n't\b", re.IGNORECASE)
+"""A sentence saying the place has none of something: it answers a yes/no question about the place itself ("can we book a
+room in the village?" -> "Nothing in the village itself."), however well another town's sentence covers the words."""
 
 
 def absent_on_every_side(subject: Subject, absent: np.ndarray) -> bool:

@@ -762,3 +762,10 @@ def test_a_calendar_date_the_guides_never_give_is_refused_saying_so(retriever) -
     near miss, refused with what is missing, not answered with the season."""
     answer = ask(retriever, "When does the university term start in Brightwater this year?")
     assert answer.refused and answer.refusal_detail == "no retrieved sentence gives a calendar date"
+
+
+def test_a_yes_no_question_answered_by_the_place_saying_it_has_none_is_no_false_premise(retriever) -> None:
+    """"Can I rent a room at the Givens Mill pub?": the village's "no accommodation of its own" answers it (no), however
+    well another town's "Where to stay" covers "rent a room"; other_place is for a fact moved from another town."""
+    answer = ask(retriever, "Can I rent a room at the Givens Mill pub?")
+    assert answer.verdicts[0].features["other_place"] == 0.0
