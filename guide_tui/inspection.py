@@ -63,7 +63,8 @@ class RankExplanation:
         lines = [self.sum_line()]
         lines.append("terms matched: " + (", ".join(self.matched_terms) or "none"))
         if self.hit.by_heading:
-            lines.append(f"heading (distance {self.hit.vector_distance:.4f}, nearer than its best sentence; a list question): {self.hit.chunk.context}")
+            why = "nearer than its best sentence; a list question or a section's topic"
+            lines.append(f"heading (distance {self.hit.vector_distance:.4f}, {why}): {self.hit.chunk.context}")
         lines.append(f"best sentence (distance {self.hit.best_sentence_distance:.4f}): {self.best_sentence or '(none)'}")
         if self.quoted:
             lines.append("quoted by the answer: " + " … ".join(self.quoted))

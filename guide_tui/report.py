@@ -118,8 +118,10 @@ def retrieval_json(retriever: Retriever, retrieval: Retrieval, why: bool) -> dic
 
 
 def heading_note(retrieval: Retrieval) -> str:
-    """"; h = the distance of the chunk's heading" when a row's distance is its heading's (a list question)."""
-    return "; h = the distance of the chunk's heading (a list question), nearer than its best sentence" if any(h.by_heading for h in retrieval.hits) else ""
+    """"; h = the distance of the chunk's heading" when a row's distance is its heading's (a list question, or one after a section's topic)."""
+    if not any(h.by_heading for h in retrieval.hits):
+        return ""
+    return "; h = the distance of the chunk's heading (a list question, or one after a section's topic), nearer than its best sentence"
 
 
 def teacher_cell(hit: Hit) -> str:

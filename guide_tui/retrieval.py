@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from guide_tui.asked import DETAIL_KINDS, FOUND, SOFT_KINDS, WHEN, asked_kinds, asks_for_a_list
+from guide_tui.asked import DETAIL_KINDS, FOUND, SOFT_KINDS, WHEN, asked_kinds, asks_for_a_list, sections_asked
 from guide_tui.chunking import Chunk
 from guide_tui.embedding import recorded_sha256
 from guide_tui.implied_place import DESCRIBES_A_PLACE, ImpliedPlace, implied_place, word_forms
@@ -120,7 +120,7 @@ class Ranking(NamedTuple):
     """Every chunk ordinal best first (repeated texts left out), with the per-chunk arrays behind the order."""
 
     order: list[int]
-    distances: np.ndarray  # what the gate and the fusion act on: sentence_distances, or a list question's nearer heading
+    distances: np.ndarray  # what the gate and the fusion act on: sentence_distances, or a list or section-topic question's nearer heading
     sentence_distances: np.ndarray  # of each chunk's best-matching sentence
     keyword: np.ndarray
     fused: np.ndarray
@@ -134,7 +134,7 @@ class Ranking(NamedTuple):
 class Hit:
     rank: int
     chunk: Chunk
-    vector_distance: float  # of the chunk's best-matching sentence, or of its heading for a list question when nearer
+    vector_distance: float  # of the chunk's best-matching sentence, or of its heading for a list or section-topic question when nearer
     keyword_score: float
     fused_score: float
     matched_sentence: str
@@ -572,7 +572,7 @@ class Retriever:
         vector = self.static_vector(question)
         sentence_distances, best_unit = self.sentence_distances(vector)
         distances = sentence_distances
-        if asks_for_a_list(question):  # a list is usually a whole section, which its heading names
+        if asks_for_a_list(question) or sections_asked(question):  # a list, or a section's topic: the heading names it
             distances = np.minimum(sentence_distances, self.heading_distances(vector))
         keyword = self.keyword_scores(question)
         if best_unit.max(initial=-1) < 0 and not keyword.any():  # nothing in the question matched anything

@@ -769,3 +769,12 @@ def test_a_yes_no_question_answered_by_the_place_saying_it_has_none_is_no_false_
     well another town's "Where to stay" covers "rent a room"; other_place is for a fact moved from another town."""
     answer = ask(retriever, "Can I rent a room at the Givens Mill pub?")
     assert answer.verdicts[0].features["other_place"] == 0.0
+
+
+def test_a_question_after_a_sections_topic_meets_that_sections_heading(retriever) -> None:
+    """"Where's best to base ourselves?" names no "stay", yet asks what "Where to stay" says: the heading's distance
+    counts for it as for a list question, so that section can come within the cutoff."""
+    question = "Where should we base ourselves in Halden Bay?"
+    ranking = retriever.ranking(question)
+    stay = next(n for n, c in enumerate(retriever.index.chunks) if c.file == "guide_halden_bay.md" and c.section == "Where to stay")
+    assert ranking.distances[stay] < ranking.sentence_distances[stay]

@@ -147,7 +147,7 @@ async def test_a_list_questions_heading_distances_are_marked_and_the_table_says_
         table = app.query_one("#hits", HitsTable)
         top = table.hits["hit-1"]
         assert top.by_heading and table.get_row("hit-1")[2].plain == f"{top.vector_distance:.4f}h"
-        assert table.border_subtitle == "h: the heading's distance (a list question)"
+        assert table.border_subtitle == "h: the heading's distance (a list or a section's topic)"
         await ask(pilot, BAKERY)
         assert not table.border_subtitle and not table.get_row("hit-1")[2].plain.endswith("h")
 

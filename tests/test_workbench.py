@@ -96,7 +96,8 @@ def test_retrieve_why_says_when_a_rows_distance_is_its_headings(capsys, retrieve
     block = out.split(f"#1 {top.chunk.chunk_id}\n", 1)[1].split("\n#2 ", 1)[0]
     heading_line, sentence_line = block.splitlines()[2:4]
     assert code == 0 and top.by_heading
-    assert heading_line.strip() == f"heading (distance {top.vector_distance:.4f}, nearer than its best sentence; a list question): Brightwater, What to see"
+    why = "nearer than its best sentence; a list question or a section's topic"
+    assert heading_line.strip() == f"heading (distance {top.vector_distance:.4f}, {why}): Brightwater, What to see"
     assert sentence_line.strip() == f"best sentence (distance {top.sentence_distance:.4f}): {top.matched_sentence}"
 
 
