@@ -312,6 +312,11 @@ class Subject:
         return float(self.weights @ words / self.weights.sum()) if self.words else 1.0
 
     @property
+    def in_setting(self) -> np.ndarray:
+        """Per word: whether only a statement before the question uses it (counted as known to the guides)."""
+        return np.array([w in self.setting for w in self.words], dtype=bool)
+
+    @property
     def hard_kinds(self) -> list[tuple[str, ...]]:
         """The asked-for kind groups an answer must give: all but those of SOFT_KINDS only ("where", "why")."""
         return [group for group in self.kinds if not SOFT_KINDS.issuperset(group)]
@@ -884,7 +889,7 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
     which reads the question alone (part_evidence adds it)."""
     best = quotes[0]
     place = facts.place_evidence(subject.towns)
-    setting = np.array([w in subject.setting for w in subject.words], dtype=bool)  # counted as known
+    setting = subject.in_setting  # counted as known
     known_here = (coverage(subject, place, facts) >= SIMILAR_WORD) | setting
     known_anywhere = (coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD) | setting
     named = np.array([w in subject.named for w in subject.words], dtype=bool)
@@ -946,7 +951,7 @@ def why_unanswerable(subject: Subject, quotes: list[Candidate], everything: list
     best = quotes[0]
     restates = best.similarity >= PARAPHRASE
     place = " or ".join(sorted(subject.towns)) or "the region"
-    known_to_place = coverage(subject, facts.place_evidence(subject.towns), facts) >= SIMILAR_WORD
+    known_to_place = (coverage(subject, facts.place_evidence(subject.towns), facts) >= SIMILAR_WORD) | subject.in_setting
     unknown = [w for w, known in zip(subject.words, known_to_place) if not known]
     named_unknown = [w for w in unknown if w in subject.named]
     if subject.words and not (coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD).any():

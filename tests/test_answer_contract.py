@@ -778,3 +778,10 @@ def test_a_question_after_a_sections_topic_meets_that_sections_heading(retriever
     ranking = retriever.ranking(question)
     stay = next(n for n, c in enumerate(retriever.index.chunks) if c.file == "guide_halden_bay.md" and c.section == "Where to stay")
     assert ranking.distances[stay] < ranking.sentence_distances[stay]
+
+
+def test_a_refusal_names_no_word_of_the_statement_before_the_question(retriever) -> None:
+    """The model counts "grandkids" in "Taking the grandkids to Pellew Sands." as known (setting words); the refusal's
+    record says so too, naming only what the question asks after that the guides never say."""
+    answer = ask(retriever, "Taking the grandkids to Pellew Sands. Is there a little choo-choo along the front?")
+    assert answer.refused and "grandkids" not in answer.refusal_detail and "choo" in answer.refusal_detail
