@@ -52,6 +52,8 @@ def names_the_date(word: str, text: str) -> bool | None:
     """Whether a text speaks of the weekday or month the word names: the name itself, a span holding it ("weekends",
     "Thursday to Sunday", "summer", "April to October") or every one ("daily", "all year"). None: no such word.
     Word vectors find Saturday close to Sunday and July to August; as values they are different answers."""
+    if word not in DAY_WORDS and word not in MONTH_WORDS:  # most words: checked before any work on the text (a hot path)
+        return None
     lower = text.lower()
     if word in DAY_WORDS:
         day = DAY_WORDS[word]
@@ -59,13 +61,11 @@ def names_the_date(word: str, text: str) -> bool | None:
         part_of_week = r"\bweekends?\b" if day >= 5 else r"\b(?:weekdays?|midweek|weeknights?)\b"
         return (re.search(rf"\b{WEEKDAY_NAMES[day].lower()}s?\b", lower) is not None or re.search(part_of_week, lower) is not None
                 or EVERY_DAY.search(text) is not None or any(_in_range(day, a, b, 7) for a, b in spans))
-    if word in MONTH_WORDS:
-        month = MONTH_WORDS[word]
-        seasons = [season for season, months in SEASONS.items() if MONTH_NAMES[month] in months.split()]
-        spans = [(MONTH_WORDS[a.lower()], MONTH_WORDS[b.lower()]) for a, b in MONTH_RANGE.findall(text)]
-        return (re.search(rf"\b{word}\b", lower) is not None or any(re.search(rf"\b{s}\b", lower) for s in seasons)
-                or ALL_YEAR.search(text) is not None or any(_in_range(month, a, b, 12) for a, b in spans))
-    return None
+    month = MONTH_WORDS[word]
+    seasons = [season for season, months in SEASONS.items() if MONTH_NAMES[month] in months.split()]
+    spans = [(MONTH_WORDS[a.lower()], MONTH_WORDS[b.lower()]) for a, b in MONTH_RANGE.findall(text)]
+    return (re.search(rf"\b{word}\b", lower) is not None or any(re.search(rf"\b{s}\b", lower) for s in seasons)
+            or ALL_YEAR.search(text) is not None or any(_in_range(month, a, b, 12) for a, b in spans))
 
 
 def _pattern(text: str) -> re.Pattern:
