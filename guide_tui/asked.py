@@ -33,9 +33,14 @@ MONTHS = "|".join(month.lower() for month in MONTH_NAMES)
 WEEKDAYS = rf"(?:{'|'.join(day.lower().removesuffix('day') for day in WEEKDAY_NAMES)})days?"
 
 
-SEASONS = {"spring": "March April May", "summer": "June July August", "autumn": "September October November",
-           "winter": "December January February"}
-"""The months each season covers, as the guides use the seasons (a "summer" sentence says what holds in July)."""
+SEASONS = {
+    "spring": frozenset({3, 4, 5}), "summer": frozenset({6, 7, 8}), "high summer": frozenset({7, 8}),
+    "midsummer": frozenset({6, 7}), "autumn": frozenset({9, 10, 11}), "fall": frozenset({9, 10, 11}),
+    "winter": frozenset({12, 1, 2}), "easter": frozenset({3, 4}),
+}  # fmt: skip
+"""The months (1-12) each season name covers, as the guides use them (a "summer" sentence says what holds in July);
+the claim check reads them all, a question's date only the four of THE_SEASONS ("fall" is a verb as often)."""
+THE_SEASONS = ("spring", "summer", "autumn", "winter")
 DAY_WORDS = {day.lower(): n for n, day in enumerate(WEEKDAY_NAMES)} | {day.lower() + "s": n for n, day in enumerate(WEEKDAY_NAMES)}
 MONTH_WORDS = {month.lower(): n for n, month in enumerate(MONTH_NAMES)}
 EVERY_DAY = re.compile(r"\bevery day\b|\bdaily\b|\bseven days\b|\ball week\b", re.IGNORECASE)
@@ -62,7 +67,7 @@ def names_the_date(word: str, text: str) -> bool | None:
         return (re.search(rf"\b{WEEKDAY_NAMES[day].lower()}s?\b", lower) is not None or re.search(part_of_week, lower) is not None
                 or EVERY_DAY.search(text) is not None or any(_in_range(day, a, b, 7) for a, b in spans))
     month = MONTH_WORDS[word]
-    seasons = [season for season, months in SEASONS.items() if MONTH_NAMES[month] in months.split()]
+    seasons = [season for season in THE_SEASONS if month + 1 in SEASONS[season]]
     spans = [(MONTH_WORDS[a.lower()], MONTH_WORDS[b.lower()]) for a, b in MONTH_RANGE.findall(text)]
     return (re.search(rf"\b{word}\b", lower) is not None or any(re.search(rf"\b{s}\b", lower) for s in seasons)
             or ALL_YEAR.search(text) is not None or any(_in_range(month, a, b, 12) for a, b in spans))

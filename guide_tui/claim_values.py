@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from guide_tui.asked import MONTH_NAMES, WEEKDAY_NAMES
+from guide_tui.asked import MONTH_NAMES, SEASONS, WEEKDAY_NAMES
 from guide_tui.number_words import PHRASES, SCALES, TENS, UNITS, alternatives
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
@@ -67,11 +67,6 @@ WEEKEND = frozenset({5, 6})
 WEEKEND_NIGHTS = frozenset({4, 5})
 """The nights of a weekend: Friday and Saturday."""
 ALL_MONTHS = frozenset(range(1, 13))
-SEASONS = {
-    "spring": frozenset({3, 4, 5}), "summer": frozenset({6, 7, 8}), "high summer": frozenset({7, 8}),
-    "midsummer": frozenset({6, 7}), "autumn": frozenset({9, 10, 11}), "fall": frozenset({9, 10, 11}),
-    "winter": frozenset({12, 1, 2}), "easter": frozenset({3, 4}),
-}  # fmt: skip
 PARTS_OF_DAY = {  # minutes after midnight, as (start, end) spans
     "morning": ((300, 720),), "mornings": ((300, 720),), "lunchtime": ((690, 870),), "afternoon": ((720, 1080),),
     "afternoons": ((720, 1080),), "evening": ((1020, 1440),), "evenings": ((1020, 1440),),
