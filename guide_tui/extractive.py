@@ -31,6 +31,7 @@ from guide_tui.asked import (
     FREE_OF_CHARGE,
     KIND_NAMES,
     KINDS_OF_WORD,
+    SECTION_GIVES,
     SOFT_KINDS,
     asked_kinds,
     asks_for_a_list,
@@ -787,14 +788,18 @@ def denials(ranked: list[Candidate], quotes: list[Candidate], subject: Subject) 
 
 def quotes_a_section(part: str, subject: Subject) -> bool:
     """A list question, one that asks for no kind of value and is no yes/no question ("How do people get about
-    town?", "What happened to the pier?"), or one that asks after a section's topic in other words and at most where
-    or why ("where would I sleep?": "Where to stay"): what the section says answers it, not its one best sentence,
+    town?", "What happened to the pier?"), or one that asks after a section's topic in other words and at most where,
+    why or the value that section is about ("where would I sleep?": "Where to stay"; "when should we come for
+    walking?": "When to go", whose season sentence never says "walking"): the section answers it, not its one best sentence,
     and the section's other sentences correct a false premise ("Which hotel is closest to the mill?": there is none)."""
     if asks_for_a_list(part):
         return True
-    if subject.yes_no or subject.hard_kinds:
+    if subject.yes_no:
         return False
-    return not subject.kinds or bool(sections_asked(part))
+    cued = sections_asked(part)
+    if any(group not in {SECTION_GIVES.get(word) for word in cued} for group in subject.hard_kinds):
+        return False  # "how much is a hotel?": a price is one sentence's, whatever section it is in
+    return not subject.kinds or bool(cued)
 
 
 FRAGMENT_WORDS = 3  # a sentence this short ("Any time.", "On foot.") leans on the one before it

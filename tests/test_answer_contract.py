@@ -614,6 +614,7 @@ def test_a_question_taking_for_granted_what_the_place_has_none_of_is_answered_wi
         ("What can I do on a rainy day in Marchwood?", "What to see"),
         ("Where can I get food in Kestrelford?", "Eat and drink"),  # one shared word ("get") picks no heading
         ("Where should we base ourselves for a few nights in Marchwood?", "Where to stay"),  # "When to go" ranks first
+        ("I'm a keen twitcher. Best months to head out to the headland?", "When to go"),  # "Where to stay" ranks first
     ],
 )
 def test_a_question_naming_a_section_is_answered_from_that_section_first(retriever, question, section) -> None:
@@ -622,6 +623,13 @@ def test_a_question_naming_a_section_is_answered_from_that_section_first(retriev
     quoted first whatever else ranks above it."""
     answer = ask(retriever, question)
     assert not answer.refused and answer.citations[0].section == section
+
+
+def test_a_question_after_when_to_go_is_answered_from_that_section_whatever_else_it_names(retriever) -> None:
+    """"When should we come ... for walking?" asks for a season: "When to go" gives it in a sentence that never says
+    walking, and a walking sentence of another section gives no month. The section answers it (asked.SECTION_CUES)."""
+    answer = ask(retriever, "When should we come to Corry Vale for walking?")
+    assert not answer.refused and "May to September" in answer.text and answer.citations[0].section == "When to go"
 
 
 def test_a_heading_said_in_the_question_is_the_section_it_asks_for(retriever) -> None:
