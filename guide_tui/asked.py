@@ -41,6 +41,9 @@ SEASONS = {
 """The months (1-12) each season name covers, as the guides use them (a "summer" sentence says what holds in July);
 the claim check reads them all, a question's date only the four of THE_SEASONS ("fall" is a verb as often)."""
 THE_SEASONS = ("spring", "summer", "autumn", "winter")
+DENIALS = ("not", "no", "never", "none", "nothing", "nowhere", "without")
+"""Words that say a thing is not so or not there (and any word ending in "n't"): the answerer's "says it has none",
+the first of the claim check's negators."""
 DAY_WORDS = {day.lower(): n for n, day in enumerate(WEEKDAY_NAMES)} | {day.lower() + "s": n for n, day in enumerate(WEEKDAY_NAMES)}
 MONTH_WORDS = {month.lower(): n for n, month in enumerate(MONTH_NAMES)}
 EVERY_DAY = re.compile(r"\bevery day\b|\bdaily\b|\bseven days\b|\ball week\b", re.IGNORECASE)

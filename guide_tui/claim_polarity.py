@@ -14,11 +14,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from guide_tui.asked import DENIALS
 from guide_tui.paths import BUNDLED_MODEL
 
-NEGATORS = frozenset(
-    "not no never none nothing nowhere nobody neither nor without cannot rarely seldom hardly barely absence lack lacks"
-    " stopped ceased skip skips skipped bypass bypasses bypassed".split()
+NEGATORS = frozenset(DENIALS) | frozenset(
+    "nobody neither nor cannot rarely seldom hardly barely absence lack lacks stopped ceased skip skips skipped bypass"
+    " bypasses bypassed".split()
 )
 """Words that deny what follows them in their clause; so does any word ending in "n't"."""
 RARE_DENYING = r" (?:for|that)\b"

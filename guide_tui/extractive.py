@@ -27,6 +27,7 @@ from guide_tui.analysis import WORD
 from guide_tui.answerability import Verdict, shipped_model
 from guide_tui.asked import (
     DAY_AND_MONTH_NAMES,
+    DENIALS,
     FOUND,
     FREE_OF_CHARGE,
     KIND_NAMES,
@@ -921,7 +922,7 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
     }
 
 
-SAYS_NONE = re.compile(r"\b(?:no|none|nothing|nowhere|not|never|without)\b|n't\b", re.IGNORECASE)
+SAYS_NONE = re.compile(rf"\b(?:{'|'.join(DENIALS)})\b|n't\b", re.IGNORECASE)
 """A sentence saying the place has none of something: it answers a yes/no question about the place itself ("can we book a
 room in the village?" -> "Nothing in the village itself."), however well another town's sentence covers the words."""
 
