@@ -798,7 +798,8 @@ def quotes_a_section(part: str, subject: Subject) -> bool:
     if subject.yes_no:
         return False
     cued = sections_asked(part)
-    if any(group not in {SECTION_GIVES.get(word) for word in cued} for group in subject.hard_kinds):
+    given = {kind for word in cued for kind in SECTION_GIVES.get(word, ())}
+    if any(not given.issuperset(group) for group in subject.hard_kinds):
         return False  # "how much is a hotel?": a price is one sentence's, whatever section it is in
     return not subject.kinds or bool(cued)
 
