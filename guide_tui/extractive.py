@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import weakref
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -632,6 +633,7 @@ FILL_FROM_TOP = 3  # from this many top chunks (three sentences from the top thr
 FILL_MARGIN = 0.15  # within this teacher cosine of the best: 0.1 gained less, wider gained nothing but length (own + odd dev, results/)
 MAX_LIST_QUOTES = 10  # a list question quotes up to this many sentences
 LIST_QUOTES_FROM_TOP = 8  # of them, at most this many from its top chunk: nearly every section whole (results/, README)
+LIST_QUOTES_FROM_OTHERS = 2  # and at most this many from each further chunk: a town's section may hold two items (README)
 
 
 @dataclass(frozen=True)
@@ -852,15 +854,18 @@ def list_quotes(part: str, ranked: list[Candidate], subject: Subject, facts: Ana
     """For a question a section answers (quotes_a_section): the best sentences of the chunk whose heading the question
     names (section_asked), else of the highest-ranked chunk (a list is usually one section, "What to see"), then the best
     sentence of each further chunk (the items of "which towns..." are spread over the towns' guides)
-    that the teacher finds nearly as close to the question (FILL_MARGIN) as the best quoted one."""
+    that the teacher finds nearly as close to the question (FILL_MARGIN) as the best quoted one, and its second best
+    if that is as close too."""
     chosen = section_asked(part, ranked, facts) or min(c.hit.rank for c in ranked)
     quotes = [c for c in ranked if c.hit.rank == chosen][:LIST_QUOTES_FROM_TOP]
-    others: dict[int, Candidate] = {}  # each further chunk's best sentence, best first (ranked is)
-    for c in ranked:
-        if c.hit.rank != chosen:
-            others.setdefault(c.hit.rank, c)
     floor = max(c.teacher for c in quotes) - FILL_MARGIN
-    return quotes + [c for c in others.values() if c.teacher >= floor and stands_alone(c, subject, facts)][: MAX_LIST_QUOTES - len(quotes)]
+    taken: Counter[int] = Counter()  # sentences quoted so far from each further chunk
+    others = []  # best first (ranked is)
+    for c in ranked:
+        if c.hit.rank != chosen and taken[c.hit.rank] < LIST_QUOTES_FROM_OTHERS and c.teacher >= floor and stands_alone(c, subject, facts):
+            taken[c.hit.rank] += 1
+            others.append(c)
+    return quotes + others[: MAX_LIST_QUOTES - len(quotes)]
 
 
 def completion(subject: Subject, best: Candidate, facts: Analysed, teacher: dict[int, float] | None) -> list[Candidate]:
