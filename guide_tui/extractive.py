@@ -628,7 +628,7 @@ COMPANION_MARGIN = 0.35  # another sentence is quoted too when it scores this cl
 COMPLETION_REACH = 2  # how many sentences away a missing kind of answer is looked for in the best one's chunk
 
 
-FILL_TO = 3  # an answer that is not a list quotes up to this many sentences the teacher finds close to the question,
+FILL_TO = 4  # an answer that is not a list quotes up to this many sentences the teacher finds close to the question (3 until session 20),
 FILL_FROM_TOP = 3  # from this many top chunks (three sentences from the top three chunks: the route issue #10 measured)
 FILL_MARGIN = 0.15  # within this teacher cosine of the best: 0.1 gained less, wider gained nothing but length (own + odd dev, results/)
 MAX_LIST_QUOTES = 10  # a list question quotes up to this many sentences

@@ -18,6 +18,7 @@ from guide_tui.answers import REFUSAL
 from guide_tui.asked import WHEN, asks_for_a_list, asks_to_make_something, question_parts
 from guide_tui.extractive import (
     FILL_MARGIN,
+    FILL_TO,
     LIST_QUOTES_FROM_OTHERS,
     MAX_LIST_QUOTES,
     analysed,
@@ -345,6 +346,14 @@ def test_a_list_question_ranks_the_section_its_heading_names_first(retriever) ->
 )
 def test_list_questions_are_told_from_single_answers(question, is_list) -> None:
     assert asks_for_a_list(question) is is_list
+
+
+def test_a_single_answer_quotes_up_to_four_sentences_the_teacher_finds_nearly_as_close(retriever) -> None:
+    """Whether the mill tour is accessible: the tour's stairs, and the fourth sentence says what at Givens Mill is."""
+    answer = ask(retriever, "Is the mill tour accessible?")
+    assert "machinery floor has no accessible route" in answer.text
+    assert "tearoom and the riverside at Givens Mill are both accessible" in answer.text
+    assert len(answer.citations) == FILL_TO == 4
 
 
 def test_a_single_answer_also_quotes_the_sentences_the_teacher_finds_nearly_as_close(retriever) -> None:
