@@ -1176,6 +1176,16 @@ def holders(shown: list[Chunk], guides: Guides) -> dict[str, list[Chunk]]:
     return holder
 
 
+def held_by_cited(said: Said, plain: str, cited: list[str], guides: Guides, embedder: Embedder, settings: ClaimSettings) -> bool:
+    """Does a guide the model was not shown, but cites, hold the claim? Then the claim is judged against what was shown
+    as if it cited nothing: a region-wide guide often says in other words what a town's shown section says."""
+    whole = [chunk for copies in guides.holders.values() for chunk in copies if chunk.file in cited]
+    if not whole:
+        return False
+    read_chunks(whole, guides, embedder)
+    return judge(said, plain, whole, guides, embedder, settings).problem is None
+
+
 def read_evidence(
     hits: list[Hit], embedder: Embedder, chunks: list[Chunk] | None = None
 ) -> tuple[Guides, list[Chunk], dict[str, list[Chunk]]]:
@@ -1213,14 +1223,16 @@ def check_claims(
 
     check = ClaimCheck(False, invented_citations=invented)
     for claim, plain, said in zip(claims, plains, read_claims):
-        cited = [f for f in cited_files(claim) if f in holder]
-        if cited_files(claim) and not cited:
-            check.flags.append(Flag(claim, "citation", f"cites {', '.join(cited_files(claim))}, which the model was not shown"))
-            continue
-        if not said.places and len(cited) == 1 and cited[0] in guides.town_of_file:  # "The pubs serve food..." [guide_kestrelford.md]
-            said.places = frozenset({guides.town_of_file[cited[0]]})
+        named = cited_files(claim)
+        cited = [f for f in named if f in holder]
+        town_cited = cited or named
+        if not said.places and len(town_cited) == 1 and town_cited[0] in guides.town_of_file:  # "The pubs serve food..." [guide_kestrelford.md]
+            said.places = frozenset({guides.town_of_file[town_cited[0]]})
         elif not said.places:  # "Buses run to Kestrelford hourly" [guide_regional_transport.md]: about Kestrelford's buses
             said.places = claim_places(guides.towns, plain, journeys=True)
+        if named and not cited and (not shown or not held_by_cited(said, plain, named, guides, embedder, settings)):
+            check.flags.append(Flag(claim, "citation", f"cites {', '.join(named)}, which the model was not shown"))
+            continue
         pools = [holder[f] for f in cited or dict.fromkeys(chunk.file for chunk in shown)]
         judgements = [judge(said, plain, pool, guides, embedder, settings) for pool in pools]
         passing = [v for v in judgements if v.problem is None]

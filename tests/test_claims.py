@@ -680,3 +680,25 @@ def test_evidence_read_while_the_model_writes_leaves_the_check_only_the_answers_
     check = check_claims(answer, hits, retriever.index.embedder, chunks=retriever.index.chunks)
     assert check.unsupported == []
     assert reads == [False]  # the answer's sentences; no guide chunk is read again
+
+
+def test_a_guide_cited_but_not_shown_counts_when_it_holds_the_claim_and_what_was_shown_says_it_too(hits_for, bundled_index):
+    """The eating guide says the mill tearoom's flour is milled twenty metres away; the question showed Givens Mill's
+    guide, which says so too."""
+    hits = hits_for("Is the Givens Mill tearoom open on Tuesdays?")
+    assert "guide_eating.md" not in {h.chunk.file for h in hits}
+    claim = "The tearoom's bread uses flour milled just twenty metres away [guide_eating.md]."
+    check = check_claims(claim, hits, bundled_index.embedder, chunks=bundled_index.chunks)
+    assert check.flags == [] and [c.file for c in check.citations] == ["guide_givens_mill.md"]
+    assert check.invented_citations == ["guide_eating.md"]  # still said: the model was not shown it
+    alone = check_claims(claim, hits, bundled_index.embedder)  # without the index's chunks the cited guide cannot be read
+    assert [f.kind for f in alone.flags] == ["citation"]
+
+
+def test_a_guide_cited_but_not_shown_that_says_otherwise_is_still_a_citation_flag(hits_for, bundled_index):
+    """The accessibility guide says the mill tour has stairs: citing it for a step-free tour is no support."""
+    hits = hits_for("Givens Mill tearoom opening hours? and can you tour the mill")
+    assert "guide_accessibility.md" not in {h.chunk.file for h in hits}
+    claim = "The mill tour at Givens Mill is step-free all the way round [guide_accessibility.md]."
+    check = check_claims(claim, hits, bundled_index.embedder, chunks=bundled_index.chunks)
+    assert [f.kind for f in check.flags] == ["citation"]
