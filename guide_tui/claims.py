@@ -4,9 +4,10 @@ A language model can state things its documents never said, turn a fact round, o
 file it was never shown. Each sentence of the answer is checked against its evidence: the
 prompt's chunks (those within the cutoff) of the guide it cites, where citing any guide that
 holds a shown chunk's text word for word counts (the towns' shared "Practical notes"), or, when
-it cites none, of any one guide shown. Against that evidence a sentence is supported when all
-of these hold, else it is flagged with the first that failed (a Flag says which and why, with
-the guide sentence it was compared with):
+it cites none, of any one guide shown; a sentence citing only guides it was not shown is judged as
+if it cited none when the cited guide, read whole, holds it too (held_by_cited). Against that
+evidence a sentence is supported when all of these hold, else it is flagged with the first that
+failed (a Flag says which and why, with the guide sentence it was compared with):
   - name:      every capitalised name it uses is in the evidence;
   - place:     the sentences it leans on are about the town it names (a fact of Halden Bay's
                told of Pellew Sands is not supported by a region-wide guide naming both);
@@ -325,17 +326,20 @@ class Guides:
     town_of_file: dict[str, str]
     holders: dict[str, list[Chunk]]  # chunk body -> every chunk with that body, in every guide
     names: frozenset[str]  # words the guides capitalise mid-sentence, with days and months
+    of_file: dict[str, list[Chunk]]  # guide file -> its chunks, in order (a cited guide read whole: held_by_cited)
 
     @classmethod
     def of(cls, chunks: list[Chunk]) -> Guides:
         places = place_guides(chunks)
         holders: dict[str, list[Chunk]] = {}
+        of_file: dict[str, list[Chunk]] = {}
         names = set(DAY_AND_MONTH_NAMES)
         for chunk in chunks:
             holders.setdefault(chunk.body, []).append(chunk)
+            of_file.setdefault(chunk.file, []).append(chunk)
             for sentence in sentences(chunk.text):
                 names.update(capitalised_words(sentence)[1])
-        return cls(TownNames(places.values()), places, holders, frozenset(names))
+        return cls(TownNames(places.values()), places, holders, frozenset(names), of_file)
 
     def copies(self, chunk: Chunk) -> list[Chunk]:
         """The chunk and every chunk of another guide with the same text."""
@@ -1179,7 +1183,7 @@ def holders(shown: list[Chunk], guides: Guides) -> dict[str, list[Chunk]]:
 def held_by_cited(said: Said, plain: str, cited: list[str], guides: Guides, embedder: Embedder, settings: ClaimSettings) -> bool:
     """Does a guide the model was not shown, but cites, hold the claim? Then the claim is judged against what was shown
     as if it cited nothing: a region-wide guide often says in other words what a town's shown section says."""
-    whole = [chunk for copies in guides.holders.values() for chunk in copies if chunk.file in cited]
+    whole = [chunk for file in cited for chunk in guides.of_file.get(file, [])]
     if not whole:
         return False
     read_chunks(whole, guides, embedder)
