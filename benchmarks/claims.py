@@ -49,6 +49,7 @@ CURVES = {
     "value_margin": [0.05, 0.1, 0.2, 0.3, 1.0],
     "related": [0.35, 0.4, 0.45, 0.5],
     "moved_clause": [0.1, 0.15, 0.2, 0.3],
+    "unshown_chunks": [False, True],
 }
 """Settings whose trade-off --curve prints (each moved alone, the others at their defaults)."""
 

@@ -45,9 +45,10 @@ class Citation:
     section: str
     chunk_id: str
     quote: str  # verbatim sentence from the chunk (wrapped lines joined by one space)
+    shown: bool = True  # False: a chunk of the cited guide the model was not shown holds the sentence (claims)
 
     def to_json(self) -> dict:
-        return {"file": self.file, "section": self.section, "chunk_id": self.chunk_id, "quote": self.quote}
+        return {"file": self.file, "section": self.section, "chunk_id": self.chunk_id, "quote": self.quote, "shown": self.shown}
 
 
 @dataclass

@@ -5,7 +5,9 @@ file it was never shown. Each sentence of the answer is checked against its evid
 prompt's chunks (those within the cutoff) of the guide it cites, where citing any guide that
 holds a shown chunk's text word for word counts (the towns' shared "Practical notes"), or, when
 it cites none, of any one guide shown; a sentence citing only guides it was not shown is judged as
-if it cited none when the cited guide, read whole, holds it too (held_by_cited). Against that
+if it cited none when one chunk of the cited guide holds it too (held_by_cited), and a sentence its
+evidence is merely silent on (not against) is supported when one chunk of its cited guide holds it,
+shown or not (a model may know more of the guide than it was shown). Against that
 evidence a sentence is supported when all of these hold, else it is flagged with the first that
 failed (a Flag says which and why, with the guide sentence it was compared with):
   - name:      every capitalised name it uses is in the evidence;
@@ -89,6 +91,7 @@ class ClaimSettings:
     similar_word: float = 0.45  # word-vector cosine at which a word counts as used ("last"~"final" 0.50; "boat"~"water" 0.35)
     moved_clause: float = 0.15  # how much closer a claim clause may be to a sentence about another town than to any about its own
     conclusion: float = 0.5  # cosine below which a conclusion drawn in a claim ("Since X, Y") is not one the guide states
+    unshown_chunks: bool = True  # a claim its shown evidence is silent on may be held by one unshown chunk of its cited guide
 
 
 DEFAULT_SETTINGS = ClaimSettings()
@@ -1180,14 +1183,28 @@ def holders(shown: list[Chunk], guides: Guides) -> dict[str, list[Chunk]]:
     return holder
 
 
-def held_by_cited(said: Said, plain: str, cited: list[str], guides: Guides, embedder: Embedder, settings: ClaimSettings) -> bool:
-    """Does a guide the model was not shown, but cites, hold the claim? Then the claim is judged against what was shown
-    as if it cited nothing: a region-wide guide often says in other words what a town's shown section says."""
+def only_silent(judgement: Judgement) -> bool:
+    """Is the evidence merely silent on the claim (no such sentence, a name or detail it lacks), not against it (a
+    different value, the opposite polarity, another town)? Only then may the rest of the cited guide hold it."""
+    kind, reason, _ = judgement.problem
+    return kind in ("unrelated", "name", "added", "inference") or reason.endswith("the guide does not")
+
+
+def held_by_cited(said: Said, plain: str, cited: list[str], guides: Guides, embedder: Embedder, settings: ClaimSettings) -> Judgement | None:
+    """The first chunk of the cited guides that, alone, supports the claim: a model may state a fact of the guide it
+    cites that it was not shown. One chunk at a time, as a whole guide pooled matches stray values ("7pm" of a bus)."""
     whole = [chunk for file in cited for chunk in guides.of_file.get(file, [])]
-    if not whole:
-        return False
-    read_chunks(whole, guides, embedder)
-    return judge(said, plain, whole, guides, embedder, settings).problem is None
+    if not whole:  # the index's chunks were not given: only the shown ones can be read
+        return None
+    read_already = read_chunks(whole, guides, embedder)
+    pooled = judge(said, plain, whole, guides, embedder, settings)
+    if pooled.problem is not None and not only_silent(pooled):
+        return None
+    for chunk in [c for c in whole if max(said.vector @ s.vector for s in read_already[c]) >= settings.related]:
+        judgement = judge(said, plain, [chunk], guides, embedder, settings)
+        if judgement.problem is None:
+            return judgement
+    return None
 
 
 def read_evidence(
@@ -1234,7 +1251,7 @@ def check_claims(
             said.places = frozenset({guides.town_of_file[town_cited[0]]})
         elif not said.places:  # "Buses run to Kestrelford hourly" [guide_regional_transport.md]: about Kestrelford's buses
             said.places = claim_places(guides.towns, plain, journeys=True)
-        if named and not cited and (not shown or not held_by_cited(said, plain, named, guides, embedder, settings)):
+        if named and not cited and (not shown or held_by_cited(said, plain, named, guides, embedder, settings) is None):
             check.flags.append(Flag(claim, "citation", f"cites {', '.join(named)}, which the model was not shown"))
             continue
         pools = [holder[f] for f in cited or dict.fromkeys(chunk.file for chunk in shown)]
@@ -1248,6 +1265,11 @@ def check_claims(
             check.supported.append(Support(claim, plain, citation, document))
             continue
         judgement = max(judgements, key=lambda v: v.support)
+        if settings.unshown_chunks and named and only_silent(judgement) and (whole := held_by_cited(said, plain, named, guides, embedder, settings)):
+            chunk = whole.source.chunk
+            citation = Citation(chunk.file, chunk.section, chunk.chunk_id, whole.source.text, shown=chunk in holder.get(chunk.file, []))
+            check.supported.append(Support(claim, plain, citation, chunk.text.strip()))
+            continue
         kind, reason, source = judgement.problem
         chunk = source.chunk
         check.flags.append(Flag(claim, kind, reason, Citation(chunk.file, chunk.section, chunk.chunk_id, source.text)))

@@ -39,6 +39,8 @@ FLIPPED = {
     "moved_fact": "Elder Ness's pub also serves food from 12 to 2 and from 6 to 8:30 [guide_eating.md].",  # Kestrelford's hours
 }
 """One wrong sentence each, after a faithful one: the failure kinds the claim check must catch."""
+UNSHOWN_FACT = "Visitors can also climb the church tower for £2 [guide_kestrelford.md]."
+"""True of the guide it cites, from a chunk (its sights) the pubs question does not show the model."""
 PARAPHRASED = (
     "Kestrelford's pubs do food from noon until 2pm and again from 6pm until half past eight. [guide_kestrelford.md] "
     "Apart from those hours there is nowhere in Kestrelford to eat [guide_kestrelford.md]."
@@ -49,6 +51,7 @@ ANSWERS = {
     "wrong_citation": WRONG_CITATION_SENTENCE,
     "refusal_with_citation": "I don't have enough information about that. [guide_kestrelford.md]",
     "paraphrased": PARAPHRASED,
+    "unshown_fact": f"{FAITHFUL} {UNSHOWN_FACT}",
     **{name: f"{FIRST_FACT} {wrong}" for name, wrong in FLIPPED.items()},
 }
 """Scenarios that stream a canned answer (a test may add one with monkeypatch.setitem)."""

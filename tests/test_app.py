@@ -124,6 +124,20 @@ async def test_an_invented_claim_from_ollama_is_flagged(retriever, fake_ollama):
         assert "guide_kestrelford.md § Eat and drink: “The pubs in Kestrelford serve food from 12 to 2" in answer.plain
 
 
+async def test_a_fact_from_a_chunk_the_model_was_not_shown_is_sourced_and_marked(retriever, fake_ollama):
+    from fake_ollama import QUESTION
+
+    fake_ollama.scenario = "unshown_fact"
+    app = GuideApp(generator="auto", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await ask(pilot, QUESTION)
+        answer = app.query_one("#answer-text", Static).visual.plain
+        assert "not supported" not in answer
+        assert "guide_kestrelford.md § What to see (a chunk the model was not shown)" in answer
+        assert "guide_kestrelford.md § Eat and drink\n" in answer  # a shown source, unmarked
+
+
 async def test_the_grounding_model_note_and_its_flag_are_shown(retriever, fake_ollama, monkeypatch):
     from fake_ollama import GROUNDING_MODEL, QUESTION
 

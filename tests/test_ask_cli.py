@@ -50,6 +50,7 @@ def test_json_is_the_answer_record_with_retrieval_as_retrieve_prints_it(capsys) 
         "section": "Eat and drink",
         "chunk_id": "guide_kestrelford.md#2",
         "quote": "The Kestrelford bakery sells out by 11am.",
+        "shown": True,
     }
     cli.main(["retrieve", "--json", BAKERY])
     retrieved = json.loads(capsys.readouterr().out)

@@ -702,3 +702,26 @@ def test_a_guide_cited_but_not_shown_that_says_otherwise_is_still_a_citation_fla
     claim = "The mill tour at Givens Mill is step-free all the way round [guide_accessibility.md]."
     check = check_claims(claim, hits, bundled_index.embedder, chunks=bundled_index.chunks)
     assert [f.kind for f in check.flags] == ["citation"]
+
+
+def test_a_fact_of_the_cited_guide_the_model_was_not_shown_is_supported_and_marked_unshown(hits_for, bundled_index):
+    """The bakery question shows Kestrelford's food and seasons, not its sights; the church tower's price is in the
+    guide the sentence cites, so it is supported, its source marked as a chunk the model was not shown."""
+    hits = hits_for("When does the Kestrelford bakery sell out?")
+    assert "What to see" not in {h.chunk.section for h in hits if h.chunk.file == "guide_kestrelford.md"}
+    check = check_claims("Climbing the church tower costs £2 [guide_kestrelford.md].", hits, bundled_index.embedder, chunks=bundled_index.chunks)
+    assert check.flags == []
+    assert [(c.section, c.shown, c.to_json()["shown"]) for c in check.citations] == [("What to see", False, False)]
+    wrong = check_claims("Climbing the church tower costs £5 [guide_kestrelford.md].", hits, bundled_index.embedder, chunks=bundled_index.chunks)
+    assert [f.kind for f in wrong.flags] == ["value"]
+
+
+def test_a_claim_one_unshown_chunk_holds_but_another_denies_stays_flagged(hits_for, bundled_index):
+    """The walk to the lighthouse takes 25 minutes ("Getting around", not shown), but the lighthouse is closed to the
+    public ("What to see", shown): one chunk alone holding the sentence is not enough when the guide says otherwise."""
+    hits = hits_for("When is the best time to see birds at Elder Ness?")
+    sections = {h.chunk.section for h in hits if h.chunk.file == "guide_elder_ness.md"}
+    assert "Getting around" not in sections
+    claim = "The lighthouse is open to the public, and the walk to it takes 25 minutes [guide_elder_ness.md]."
+    check = check_claims(claim, hits, bundled_index.embedder, chunks=bundled_index.chunks)
+    assert check.unsupported == [claim]

@@ -348,7 +348,7 @@ def test_ask_json_gives_the_reason_and_source_of_each_flagged_sentence(fake_olla
     assert all(word in why["reason"] for word in words), why["reason"]
     if source:
         assert why["source"]["quote"] == source
-    assert set(why["source"]) == {"file", "section", "chunk_id", "quote"}
+    assert set(why["source"]) == {"file", "section", "chunk_id", "quote", "shown"}
     assert [c["quote"] for c in record["citations"]] == ["The pubs in Kestrelford serve food from 12 to 2 and again from 6 to 8:30."]
     assert FIRST_FACT not in record["unsupported"] and record["check_note"] is None
 

@@ -72,7 +72,8 @@ def answer_content(answer: Answer) -> Content:
             parts += ["\n" if not answer.unsupported else "", literal(f"⚠ cites {cited}, which the model was not shown", "bold $error"), "\n"]
         parts += ["\n", ("Sources", "bold underline"), "\n"]
         for citation in answer.citations:
-            parts += ["• ", literal(f"{citation.file} § {citation.section}", "bold"), "\n  ", literal(f"“{citation.quote}”", "italic"), "\n"]
+            unshown = "" if citation.shown else " (a chunk the model was not shown)"
+            parts += ["• ", literal(f"{citation.file} § {citation.section}{unshown}", "bold"), "\n  ", literal(f"“{citation.quote}”", "italic"), "\n"]
         if not answer.citations:
             parts += [("none", "italic"), "\n"]
         parts += ["\n", literal(f"answered by {answer.generator}", "dim")]
