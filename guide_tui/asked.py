@@ -190,6 +190,8 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
         ),
         ("name",),
     ),
+    (_pattern(r"\bhow many (?:minutes|hours|days|nights|weeks)\b"), ("duration",)),  # a count of a unit of time is how long
+    (_pattern(r"\bhow many (?:miles|km|kilometres|kilometers|metres|meters|yards)\b"), ("distance",)),
     (_pattern(r"\bhow many\b|\bpopulation\b"), ("number",)),
     (_pattern(r"\bhow much\b"), ("amount", "number")),  # "how much to climb the tower": a price, or how much of something
     (
@@ -229,8 +231,9 @@ def sentences_of(question: str) -> list[str]:
     return re.split(r"(?<=[.!?])\s+", question.strip())
 
 
-SPARED = re.compile(rf"\b(?:avoid(?:ing)?|without|doesn'?t|don'?t|not)\b(?:\s+[\w'-]+){{0,3}}?\s+(?:{'|'.join(AMOUNT_WORDS.split())})\b")
-"""A cost the traveller would rather not pay ("without paying tourist prices", "doesn't cost a fortune"): no amount asked."""
+SPARED = re.compile(rf"\b(?:avoid(?:ing)?|without|doesn'?t|don'?t|isn'?t|aren'?t|won'?t|not)\b(?:\s+[\w'-]+){{0,3}}?\s+(?:{'|'.join(AMOUNT_WORDS.split())})\b")
+"""A cost the traveller would rather not pay ("without paying tourist prices", "doesn't cost a fortune", "that isn't
+rip-off prices"): no amount asked."""
 
 
 def asked_kinds(question: str) -> list[tuple[str, ...]]:
@@ -315,7 +318,8 @@ LIST_CUE = _pattern(
 
 # A question after sightseeing, however worded: what a guide's "What to see" section is for.
 SIGHTSEEING = _pattern(
-    r"\b(?:things|anything|something|stuff|much|what) (?:else |more )?to (?:do|see|visit)\b|\bworth (?:doing|seeing|visiting|a visit)\b"
+    r"\b(?:things|anything|something|stuff|much|what) (?:else |more )?to (?:do|see|visit)\b|\bwhat(?:'s|’s| is)? there to (?:do|see)\b"
+    r"|\bworth (?:doing|seeing|visiting|a visit)\b"
     r"|\bsights?(?:eeing)?\b|\battractions?\b|\bhighlights?\b|\bactivities\b|\bmust-sees?\b"
     r"|\bwhat (?:can|could|should|shall) (?:i|we|you|one) (?:do|see|visit)\b"
 )

@@ -527,9 +527,14 @@ def test_free_of_another_thing_is_no_price_for_what_was_asked(retriever) -> None
         ("Where in Brightwater can we have dinner without paying riverside prices?", [("place",)]),  # no amount asked
         ("Any parking in Pellew Sands that doesn't cost the earth?", []),
         ("Is there a fee to climb the tower in Kestrelford?", [("amount",)]),
+        ("Where can we eat in Brightwater that isn't tourist prices?", [("place",)]),
+        ("How many hours does the Corry Vale circuit take?", [("duration",)]),  # a count of hours is how long
+        ("How many miles is the river walk?", [("distance",)]),
+        ("How many buses a day go to Halden Bay?", [("number",)]),
     ],
 )
-def test_a_cost_the_traveller_would_rather_not_pay_asks_no_amount(question, kinds) -> None:
+def test_the_kind_of_value_asked_reads_the_words_around_the_cue(question, kinds) -> None:
+    """A cost the traveller would rather not pay asks no amount; "how many hours" asks how long, not a number."""
     from guide_tui.asked import asked_kinds
 
     assert asked_kinds(question) == kinds
@@ -631,6 +636,7 @@ def test_a_question_taking_for_granted_what_the_place_has_none_of_is_answered_wi
     [
         ("things to do in halden bay", "What to see"),  # "When to go" ranks first: "most things are closed"
         ("What can I do on a rainy day in Marchwood?", "What to see"),
+        ("What is there to do in Halden Bay apart from eating fish?", "What to see"),  # "Eat and drink" ranks first
         ("Where can I get food in Kestrelford?", "Eat and drink"),  # one shared word ("get") picks no heading
         ("Where should we base ourselves for a few nights in Marchwood?", "Where to stay"),  # "When to go" ranks first
         ("I'm a keen twitcher. Best months to head out to the headland?", "When to go"),  # "Where to stay" ranks first
