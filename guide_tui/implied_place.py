@@ -39,11 +39,19 @@ def word_forms(text: str) -> set[str]:
     return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in WORD.findall(text.lower())}
 
 
+def unclipped(word: str, described: dict[str, set[str]]) -> str:
+    """A clipped word ("uni", "vic") as the one opening word it begins, if no opening holds it as it is."""
+    if len(word) < 3 or any(word in forms for forms in described.values()):
+        return word
+    longer = {form for forms in described.values() for form in forms if form.startswith(word)}
+    return longer.pop() if len(longer) == 1 else word
+
+
 def implied_place(question: str, described: dict[str, set[str]]) -> ImpliedPlace | None:
     """The town (of `described`: town -> the word_forms of its guide's opening paragraph) one definite place
     phrase of the question describes, or None when none does or several fit as well."""
     for match in DEFINITE_PLACE.finditer(question):
-        words = word_forms(match.group(1))
+        words = {unclipped(w, described) for w in word_forms(match.group(1))}
         nouns = words.intersection(PLACE_NOUNS)
         holding = {town: forms for town, forms in described.items() if nouns & forms}
         if not holding:

@@ -26,6 +26,7 @@ LITTLE_TRAIN = "Is there a little train along the front at the old Victorian res
         ("can we camp anywhere in that valley with the four villages?", "Corry Vale"),
         ("Sunday lunch in the old spa town?", "Thornby Wells"),  # "old" is in another opening; "spa" decides
         ("Is the headland's lighthouse open?", "Elder Ness"),
+        ("How long should we allow for the museum in the uni town?", "Brightwater"),  # "uni": the one opening word it begins
         ("Is there parking in the town centre?", None),  # several openings say "town": none is meant
         ("Which pub in the village does food?", None),
         ("What are the best ski resorts in the Alps?", None),  # several resorts are no one town
