@@ -286,6 +286,7 @@ YES_NO = re.compile(r"^(?:is|are|does|do|did|can|could|will|would|should|has|hav
 SOFT_KIND_SHARE = 0.5
 YES_NO_UNKNOWN = 1 / 3  # share of a yes/no question's subject unknown to the place at which it is refused
 PARAPHRASE = 0.56  # question/sentence cosine (town names masked) at which a sentence restates the question
+RESTATED = 0.7  # teacher cosine at which the best sentence restates an "is there" question: its odd word is a paraphrase
 
 
 @dataclass(frozen=True)
@@ -923,7 +924,9 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
         "other_place": float(said_of_another_place(subject, best, everything) and not (subject.yes_no and SAYS_NONE.search(best.sentence.text))),
         "yes_no_unknown": unknown_here if subject.yes_no else 0.0,
         "no_subject": float(not subject.words),
-        "absent_thing": float(subject.asks_existence and absent_on_every_side(subject, ~literal_here & ~(qualifying & known_anywhere))),
+        "absent_thing": float(
+            subject.asks_existence and best.teacher < RESTATED and absent_on_every_side(subject, ~literal_here & ~(qualifying & known_anywhere))
+        ),
         "follow_up": float(subject.follows),
     }
 

@@ -819,3 +819,20 @@ def test_a_refusal_names_no_word_of_the_statement_before_the_question(retriever)
     record says so too, naming only what the question asks after that the guides never say."""
     answer = ask(retriever, "Taking the grandkids to Pellew Sands. Is there a little choo-choo along the front?")
     assert answer.refused and "grandkids" not in answer.refusal_detail and "choo" in answer.refusal_detail
+
+
+@pytest.mark.parametrize(
+    ("question", "fact", "answered"),
+    [
+        ("Is there a mini train running the length of the promenade in Pellew Sands?", "land train", True),
+        ("Is there a covered market in Marchwood worth a wander?", "1863", True),
+        ("Is there a cinema in Pellew Sands?", None, False),  # a near miss: nothing in the guides restates it
+    ],
+)
+def test_an_odd_word_in_an_is_there_question_is_a_paraphrase_when_the_teacher_finds_it_restated(retriever, question, fact, answered) -> None:
+    """"A mini train" where the guide says "a land train": the word the guides never use does not make the question
+    one about an absent thing when the teacher finds the best sentence restating it (extractive.RESTATED)."""
+    answer = ask(retriever, question)
+    assert answer.refused is not answered
+    if fact:
+        assert fact in answer.text
