@@ -1251,26 +1251,34 @@ def check_claims(
             said.places = frozenset({guides.town_of_file[town_cited[0]]})
         elif not said.places:  # "Buses run to Kestrelford hourly" [guide_regional_transport.md]: about Kestrelford's buses
             said.places = claim_places(guides.towns, plain, journeys=True)
-        if named and not cited and (not shown or held_by_cited(said, plain, named, guides, embedder, settings) is None):
-            check.flags.append(Flag(claim, "citation", f"cites {', '.join(named)}, which the model was not shown"))
-            continue
+        whole = None  # the cited guide's own judgement, read only when needed and then once
+        if named and not cited:
+            whole = held_by_cited(said, plain, named, guides, embedder, settings) if shown else None
+            if whole is None:
+                check.flags.append(Flag(claim, "citation", f"cites {', '.join(named)}, which the model was not shown"))
+                continue
         pools = [holder[f] for f in cited or dict.fromkeys(chunk.file for chunk in shown)]
         judgements = [judge(said, plain, pool, guides, embedder, settings) for pool in pools]
         passing = [v for v in judgements if v.problem is None]
         if passing:
             judgement = max(passing, key=lambda v: v.support)
-            chunk = judgement.source.chunk
-            citation = Citation(chunk.file, chunk.section, chunk.chunk_id, judgement.source.text)
             document = "\n\n".join(c.text.strip() for c in pools[judgements.index(judgement)])
-            check.supported.append(Support(claim, plain, citation, document))
+            check.supported.append(Support(claim, plain, citation_of(judgement.source), document))
             continue
         judgement = max(judgements, key=lambda v: v.support)
-        if settings.unshown_chunks and named and only_silent(judgement) and (whole := held_by_cited(said, plain, named, guides, embedder, settings)):
-            chunk = whole.source.chunk
-            citation = Citation(chunk.file, chunk.section, chunk.chunk_id, whole.source.text, shown=chunk in holder.get(chunk.file, []))
-            check.supported.append(Support(claim, plain, citation, chunk.text.strip()))
-            continue
+        if settings.unshown_chunks and named and only_silent(judgement):
+            whole = whole or held_by_cited(said, plain, named, guides, embedder, settings)
+            if whole is not None:
+                chunk = whole.source.chunk
+                citation = citation_of(whole.source, shown=chunk in holder.get(chunk.file, []))
+                check.supported.append(Support(claim, plain, citation, chunk.text.strip()))
+                continue
         kind, reason, source = judgement.problem
-        chunk = source.chunk
-        check.flags.append(Flag(claim, kind, reason, Citation(chunk.file, chunk.section, chunk.chunk_id, source.text)))
+        check.flags.append(Flag(claim, kind, reason, citation_of(source)))
     return check
+
+
+def citation_of(source: Said, shown: bool = True) -> Citation:
+    """The citation of an evidence sentence: its chunk's place, and the sentence as the quote."""
+    chunk = source.chunk
+    return Citation(chunk.file, chunk.section, chunk.chunk_id, source.text, shown=shown)

@@ -132,7 +132,7 @@ async def test_a_fact_from_a_chunk_the_model_was_not_shown_is_sourced_and_marked
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await ask(pilot, QUESTION)
-        answer = app.query_one("#answer-text", Static).visual.plain
+        answer = text_of(app, "#answer-text")
         assert "not supported" not in answer
         assert "guide_kestrelford.md § What to see (a chunk the model was not shown)" in answer
         assert "guide_kestrelford.md § Eat and drink\n" in answer  # a shown source, unmarked
