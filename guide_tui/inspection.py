@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from guide_tui.chunking import Chunk
-from guide_tui.retrieval import FusedPart, Hit, Retrieval, Retriever, rounded_values
+from guide_tui.retrieval import FusedPart, Hit, Retrieval, Retriever, best_teacher, rounded_values
 from guide_tui.settings import FusionSettings
 
 LOOK_PAST = FusionSettings().teacher_pool
@@ -37,6 +37,7 @@ class RankExplanation:
     matched_terms: tuple[str, ...]  # the question's keyword terms (stemmed) found in the chunk, in question order
     matched_words: tuple[tuple[int, int], ...]  # (start, end) in hit.chunk.text of every word those terms match
     quoted: tuple[str, ...] = ()  # the answer's quotations from this chunk
+    let_in_from: tuple[float, float] = (0.0, 0.0)  # the best top row's teacher cosine and FusionSettings.teacher_let_in
 
     @property
     def parts(self) -> tuple[FusedPart, ...]:
@@ -58,6 +59,11 @@ class RankExplanation:
         """`fused 1.2345 = vector 0.7 × 0.8312 = 0.5818 + keyword ...`: every part with its weight."""
         return f"fused {self.hit.fused_score:.4f} = " + " + ".join(self.part_terms())
 
+    def let_in_line(self) -> str:
+        """Why a row beyond the cutoff sits above the line (FusionSettings.teacher_let_in)."""
+        return (f"let in: its distance is beyond the cutoff, but it is about the town asked and its teacher cosine "
+                f"{self.hit.teacher_similarity:.4f} is within {self.let_in_from[1]:g} of the best top row's {self.let_in_from[0]:.4f}")
+
     def lines(self) -> list[str]:
         """The explanation as plain lines (the CLI prints them under the row)."""
         lines = [self.sum_line()]
@@ -66,6 +72,8 @@ class RankExplanation:
             why = "nearer than its best sentence; a list question or a section's topic"
             lines.append(f"heading (distance {self.hit.vector_distance:.4f}, {why}): {self.hit.chunk.context}")
         lines.append(f"best sentence (distance {self.hit.best_sentence_distance:.4f}): {self.best_sentence or '(none)'}")
+        if self.hit.let_in:
+            lines.append(self.let_in_line())
         if self.quoted:
             lines.append("quoted by the answer: " + " … ".join(self.quoted))
         return lines
@@ -90,7 +98,8 @@ def explain(retriever: Retriever, retrieval: Retrieval, hit: Hit, answer=None) -
     quoted = ()
     if answer is not None and not answer.refused:
         quoted = tuple(c.quote for c in answer.citations if c.chunk_id == hit.chunk.chunk_id)
-    return RankExplanation(hit, rounded_values(hit.parts), matched, spans, quoted)
+    let_in_from = (best_teacher(retrieval.hits) or 0.0, retriever.fusion.teacher_let_in)
+    return RankExplanation(hit, rounded_values(hit.parts), matched, spans, quoted, let_in_from)
 
 
 @dataclass(frozen=True)

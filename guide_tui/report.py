@@ -118,10 +118,14 @@ def retrieval_json(retriever: Retriever, retrieval: Retrieval, why: bool) -> dic
 
 
 def heading_note(retrieval: Retrieval) -> str:
-    """"; h = the distance of the chunk's heading" when a row's distance is its heading's (a list question, or one after a section's topic)."""
-    if not any(h.by_heading for h in retrieval.hits):
-        return ""
-    return "; h = the distance of the chunk's heading (a list question, or one after a section's topic), nearer than its best sentence"
+    """The distance marks a table uses, explained: "; h = ..." for a heading's distance, "; t = ..." for a row the
+    teacher let in past the cutoff ("" for none)."""
+    notes = []
+    if any(h.by_heading for h in retrieval.hits):
+        notes.append("h = the distance of the chunk's heading (a list question, or one after a section's topic), nearer than its best sentence")
+    if any(h.let_in for h in retrieval.hits):
+        notes.append("t = beyond the cutoff but let in: about the town asked, and the teacher finds it nearly as close as the best row")
+    return "".join(f"; {note}" for note in notes)
 
 
 def teacher_cell(hit: Hit) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -144,6 +144,7 @@ class Hit:
     teacher_similarity: float | None = None
     parts: tuple[FusedPart, ...] = ()  # the fused score's parts (FUSED_PARTS order); sum_parts of their values is fused_score
     sentence_distance: float | None = None  # set when vector_distance is the heading's: then the best sentence's
+    let_in: bool = False  # beyond the cutoff by distance, but let in by the teacher (FusionSettings.teacher_let_in)
 
     @property
     def by_heading(self) -> bool:
@@ -156,8 +157,8 @@ class Hit:
         return self.vector_distance if self.sentence_distance is None else self.sentence_distance
 
     def distance_text(self) -> str:
-        """The distance as the tables show it: "0.3930h" when it is the heading's."""
-        return f"{self.vector_distance:.4f}{'h' if self.by_heading else ''}"
+        """The distance as the tables show it: "0.3930h" when it is the heading's, "0.4976t" when the teacher let it in."""
+        return f"{self.vector_distance:.4f}{'h' if self.by_heading else ''}{'t' if self.let_in else ''}"
 
     def to_json(self) -> dict:
         return {
@@ -172,6 +173,7 @@ class Hit:
             "fused_score": round(self.fused_score, 4),
             "teacher_similarity": None if self.teacher_similarity is None else round(self.teacher_similarity, 4),
             "above_cutoff": self.above_cutoff,
+            "let_in_by_teacher": self.let_in,
             "parts": {
                 part.name: {"weight": round(part.weight, 4), "scaled": round(part.scaled, 4), "value": value}
                 for part, value in zip(self.parts, rounded_values(self.parts))
@@ -255,6 +257,13 @@ def clean_question(question: str) -> str:
 
 
 NAME_WORD = re.compile(r"\w+")  # the words of a town name, as the regex \b sees them
+
+
+def best_teacher(hits: list[Hit]) -> float | None:
+    """The best teacher cosine of the top TOP_K hits (None: the teacher scored none): what FusionSettings.teacher_let_in
+    is measured from, whatever the table's depth."""
+    scored = [hit.teacher_similarity for hit in hits[:TOP_K] if hit.teacher_similarity is not None]
+    return max(scored) if scored else None
 
 
 def read_in(question: str, implied: ImpliedPlace | None) -> str:
@@ -656,4 +665,27 @@ class Retriever:
         ]
         best = float(distances.min())
         gate = Gate(best, cutoff, bool(hits) and (cutoff is None or best <= cutoff), self.index.cutoff)
+        if gate.passed:
+            hits = self.let_in(question, hits)
         return Retrieval(asked, hits, gate, ranked.question_vector, implied)
+
+    def let_in(self, question: str, hits: list[Hit]) -> list[Hit]:
+        """The hits with those beyond the cutoff that the teacher vouches for let in (FusionSettings.teacher_let_in):
+        about a town the question names (its guide, or a region-wide chunk naming it) and within the margin of the best
+        top chunk's teacher cosine. A question naming no town lets nothing in: nothing says which chunks are its own."""
+        towns = self.towns_in(question)
+        best = best_teacher(hits)
+        if not towns or best is None:
+            return hits
+        floor = best - self.fusion.teacher_let_in
+        return [
+            replace(hit, above_cutoff=False, let_in=True)
+            if hit.above_cutoff and hit.rank <= TOP_K and (hit.teacher_similarity or -1.0) >= floor and self.about(hit.chunk, towns)
+            else hit
+            for hit in hits
+        ]
+
+    def about(self, chunk: Chunk, towns: set[str]) -> bool:
+        """Is the chunk about one of the towns: from its guide, or from a region-wide guide and naming it?"""
+        town = self.places.get(chunk.file)
+        return town in towns if town is not None else bool(self.towns_in(chunk.text) & towns)

@@ -131,6 +131,10 @@ class FusionSettings:
     teacher_weight: float = 1.5
     """Added to a pooled chunk's fused score times its best sentence's teacher similarity, scaled to 0..1 over
     the pool: the teacher reads word order and phrasing the static vectors cannot."""
+    teacher_let_in: float = 0.05
+    """A top chunk beyond the cutoff is let in (above the cutoff line) when the question passed the gate, the chunk is
+    about a town the question names, and the teacher finds it within this of the best top chunk: a preamble ("my husband
+    uses a wheelchair -") pushes the static distance of the right section past the cutoff, not the teacher's cosine."""
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -156,6 +160,7 @@ KNOBS = (
     Knob("asked_value_bonus", 0.0, 1.0, 0.05, "value"),
     Knob("teacher_weight", 0.0, 5.0, 0.1, "teacher"),
     Knob("teacher_pool", 1, 1000, 1, "pool", integer=True),
+    Knob("teacher_let_in", 0.0, 1.0, 0.01, "let in"),  # a margin of teacher cosine below the best top chunk
 )
 """Every retrieval knob, in the order the app's knobs line shows them."""
 KNOB_BY_NAME = {knob.name: knob for knob in KNOBS}

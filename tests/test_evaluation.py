@@ -89,7 +89,7 @@ def test_met_targets_exit_zero_and_report_has_every_criterion(tmp_path, capsys):
     assert sidecar["settings"]["answerability"]["threshold"] == shipped_model().threshold
     knobs = (
         f"retrieval: top_k 5, cutoff {cutoff:g}, vector_weight 0.7, region_bonus 0.1, asked_value_bonus 0.1, teacher_pool 20, "
-        "teacher_weight 1.5 (knobs from defaults)"
+        "teacher_weight 1.5, teacher_let_in 0.05 (knobs from defaults)"
     )
     assert knobs in out and knobs in report  # on the command's output and in the report's settings
 

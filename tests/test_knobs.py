@@ -178,7 +178,7 @@ def test_eval_runs_with_the_saved_knobs_and_records_them(config, capsys, tmp_pat
     assert sidecar["settings"]["knobs_from"] == f"{config.path} + --teacher-weight"
     report = next((tmp_path / "results").glob("*.md")).read_text(encoding="utf-8")
     assert "| cutoff | 0.4500 (set by the knobs; the index's calibrated cutoff is" in report
-    knobs = "cutoff 0.45, vector_weight 0.7, region_bonus 0.2, asked_value_bonus 0.1, teacher_pool 20, teacher_weight 1"
+    knobs = "cutoff 0.45, vector_weight 0.7, region_bonus 0.2, asked_value_bonus 0.1, teacher_pool 20, teacher_weight 1, teacher_let_in 0.05"
     assert f"{knobs} (knobs from {config.path} + --teacher-weight)" in out
 
 
@@ -361,7 +361,8 @@ def test_doctor_says_which_knobs_are_saved(config, capsys, ollama_down):
     assert code == 0 and "knobs      the defaults (none saved)" in out
     config.remember(retrieval={"cutoff": None, "vector_weight": 0.6})
     code, out, _ = run_cli(capsys, "doctor")
-    assert "knobs      cutoff calibrated, vector_weight 0.6, region_bonus 0.1, asked_value_bonus 0.1, teacher_pool 20, teacher_weight 1.5" in out
+    knobs = "cutoff calibrated, vector_weight 0.6, region_bonus 0.1, asked_value_bonus 0.1, teacher_pool 20, teacher_weight 1.5, teacher_let_in 0.05"
+    assert f"knobs      {knobs}" in out
 
 
 async def test_the_knobs_do_nothing_over_the_results_view(retriever, tmp_path):

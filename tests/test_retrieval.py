@@ -98,7 +98,37 @@ def test_fused_order_and_cutoff_marks_are_consistent(retriever) -> None:
         assert fused == sorted(fused, reverse=True)
         assert [hit.rank for hit in retrieval.hits] == list(range(1, len(retrieval.hits) + 1))
         for hit in retrieval.hits:
-            assert hit.above_cutoff == (hit.vector_distance > retrieval.gate.cutoff)
+            assert hit.above_cutoff == (hit.vector_distance > retrieval.gate.cutoff and not hit.let_in)
+
+
+LET_IN = "Travelling with my elderly dad who uses a wheelchair: can he get onto the trams in Marchwood without steps?"
+
+
+def test_the_teacher_lets_in_a_chunk_about_the_town_asked_that_the_preamble_pushed_past_the_cutoff(retriever) -> None:
+    retrieval = retriever.retrieve(LET_IN)
+    cutoff = retrieval.gate.cutoff
+    let_in = [hit for hit in retrieval.hits if hit.let_in]
+    assert retrieval.gate.passed and let_in
+    best = max(hit.teacher_similarity for hit in retrieval.hits)
+    margin = retriever.fusion.teacher_let_in
+    for hit in retrieval.hits:
+        about = retriever.about(hit.chunk, {"Marchwood"})
+        close = hit.teacher_similarity >= best - margin
+        assert hit.let_in == (hit.vector_distance > cutoff and about and close)
+    assert set(let_in) <= set(retrieval.within_cutoff)  # what every answerer may use
+    assert any(hit.vector_distance > cutoff and retriever.about(hit.chunk, {"Marchwood"}) and not hit.let_in for hit in retrieval.hits)
+    assert not retriever.about(retrieval.hits[0].chunk, {"Marchwood"})  # the Difficult section names no Marchwood
+
+    strict = retriever.tuned(retriever.settings.with_value("teacher_let_in", 0.0)).retrieve(LET_IN)
+    assert not any(hit.let_in for hit in strict.hits)
+    assert {hit.chunk.chunk_id for hit in let_in} <= {hit.chunk.chunk_id for hit in strict.hits if hit.above_cutoff}
+    no_town = retriever.retrieve(LET_IN.replace(" in Marchwood", ""))  # nothing says which chunks are its own
+    assert not any(hit.let_in for hit in no_town.hits) and any(hit.above_cutoff for hit in no_town.hits)
+
+    text = render(retrieval, 120)
+    assert f"{let_in[0].vector_distance:.4f}t" in text and "t = beyond the cutoff but let in" in text
+    assert text.index(let_in[0].chunk.chunk_id) < text.index("── cutoff")
+    assert retrieval.to_json()["retrieved"][let_in[0].rank - 1]["let_in_by_teacher"] is True
 
 
 def test_gate_refuses_every_off_topic_question_and_passes_answerable_ones(retriever) -> None:
@@ -221,7 +251,7 @@ def test_table_numbers_equal_json_numbers(retriever, width: int) -> None:
         assert all(len(line) <= width for line in text.splitlines())
         rows = {}
         for line in text.splitlines():
-            match = re.match(r"\s*(\d+)\s+(guide_\S+#\d+)\s.*?(\d+\.\d{4})h?(?: ✗|  )?\s+(\d+\.\d{4})\s+(\d+\.\d{4}|-)\s+(\d+\.\d{4})\s*$", line)
+            match = re.match(r"\s*(\d+)\s+(guide_\S+#\d+)\s.*?(\d+\.\d{4})h?t?(?: ✗|  )?\s+(\d+\.\d{4})\s+(\d+\.\d{4}|-)\s+(\d+\.\d{4})\s*$", line)
             if match:
                 teacher = None if match.group(5) == "-" else float(match.group(5))
                 rows[match.group(2)] = (int(match.group(1)), float(match.group(3)), float(match.group(4)), teacher, float(match.group(6)))
@@ -259,13 +289,13 @@ def test_retrieve_json_schema(capsys) -> None:
         for item in obj["retrieved"]:
             assert set(item) == {
                 "rank", "chunk_id", "file", "section", "vector_distance", "distance_of", "sentence_distance", "keyword_score",
-                "teacher_similarity", "fused_score", "above_cutoff", "parts",
+                "teacher_similarity", "fused_score", "above_cutoff", "let_in_by_teacher", "parts",
             }
             assert item["distance_of"] == "sentence" and item["sentence_distance"] == item["vector_distance"]  # no list question
             assert item["teacher_similarity"] is None or -1.0 <= item["teacher_similarity"] <= 1.0
             assert isinstance(item["rank"], int) and item["chunk_id"].startswith(item["file"] + "#")
             assert all(isinstance(item[k], float) for k in ("vector_distance", "keyword_score", "fused_score"))
-            assert item["above_cutoff"] == (item["vector_distance"] > obj["gate"]["cutoff"])
+            assert item["above_cutoff"] == (item["vector_distance"] > obj["gate"]["cutoff"] and not item["let_in_by_teacher"])
     answerable, off_topic, empty = objects
     assert answerable["gate"]["passed"] and answerable["retrieved"][0]["chunk_id"] == "guide_kestrelford.md#2"
     assert len(answerable["retrieved"]) == TOP_K

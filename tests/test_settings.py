@@ -45,7 +45,7 @@ def test_every_variable_is_parsed_and_bad_values_are_ignored():
 
 def test_fusion_settings_are_frozen_and_recorded_whole():
     settings = FusionSettings()
-    assert set(settings.to_json()) == {"vector_weight", "region_bonus", "asked_value_bonus", "teacher_pool", "teacher_weight"}
+    assert set(settings.to_json()) == {"vector_weight", "region_bonus", "asked_value_bonus", "teacher_pool", "teacher_weight", "teacher_let_in"}
     try:
         settings.vector_weight = 0.5
     except AttributeError:

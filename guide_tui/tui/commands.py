@@ -107,7 +107,7 @@ class ScreenCommands(ListedCommands):
 
 
 class KnobCommands(ListedCommands):
-    """The knobs without a key of their own (the bonuses and the teacher's weight), a step up or down each, and a way back."""
+    """The knobs without a key of their own (the bonuses, the teacher's weight and let-in margin), a step up or down each, and a way back."""
 
     def entries(self) -> list[tuple[str, Callable, str]]:
         from guide_tui.settings import KNOB_BY_NAME
@@ -119,6 +119,7 @@ class KnobCommands(ListedCommands):
             ("region_bonus", "added to region-wide guides' chunks when the question names no town"),
             ("asked_value_bonus", "added to chunks holding the kind of value asked for"),
             ("teacher_weight", "the second stage's weight"),
+            ("teacher_let_in", "how near the best row's teacher cosine a row beyond the cutoff about the town asked is let in"),
         ):
             knob = KNOB_BY_NAME[name]
             title = name.replace("_", " ").capitalize()

@@ -58,6 +58,8 @@ def why_detail(why: RankExplanation) -> Content:
     number it was scaled from), the terms matched, whether the answer quoted it; then the chunk text marked up."""
     hit = why.hit
     place = f"below the cutoff line{below_the_line(hit)}" if below_the_line(hit) else "above the cutoff line (the answer may use it)"
+    if hit.let_in:
+        place += "\n" + why.let_in_line()
     quoted = f" · {QUOTED_MARK} quoted" if why.quoted else " · not quoted"
     parts: list = [
         literal(hit.chunk.chunk_id, "bold"), literal(f" · {hit.chunk.section} · rank {hit.rank}\n"),

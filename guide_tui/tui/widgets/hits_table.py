@@ -84,7 +84,9 @@ class HitsTable(DataTable):
             self.add_cutoff_row(cutoff)  # and with no cutoff (--no-gate), the line under the top 5 of the top 20
         for hit in below:
             self.add_hit_row(hit)
-        self.border_subtitle = "h: the heading's distance (a list or a section's topic)" if any(hit.by_heading for hit in retrieval.hits) else ""
+        marks = ["h: the heading's distance (a list or a section's topic)"] * any(hit.by_heading for hit in retrieval.hits)
+        marks += ["t: let in past the cutoff by the teacher"] * any(hit.let_in for hit in retrieval.hits)
+        self.border_subtitle = " · ".join(marks)
 
     def show_answer(self, answer: Answer) -> None:
         """Mark the rows the answer quoted (when it answers the question shown)."""

@@ -15,22 +15,34 @@ class KnobsLine(Static):
     """Hidden until the knobs are first moved (or the panel opened, or saved knobs differ from the defaults); then
     two lines: the knobs, and the Δ of the labelled questions against the settings the app started with."""
 
+    shown: tuple | None = None  # what show() was last given, drawn again when the screen turns compact or back
+    compact = False  # the screen is compact (screens.fit_layout): the knobs line drops its label and double spaces
+
     def show(self, settings: RetrievalSettings, saved: RetrievalSettings, index_cutoff: float | None, delta: Content) -> None:
         self.add_class("-active")
-        self.update(Content.assemble(knobs_content(settings, saved, index_cutoff), "\n", delta))
+        self.shown = (settings, saved, index_cutoff, delta)
+        self.update(Content.assemble(knobs_content(settings, saved, index_cutoff, self.compact), "\n", delta))
+
+    def fit(self, compact: bool) -> None:
+        if compact != self.compact:
+            self.compact = compact
+            if self.shown is not None:
+                self.show(*self.shown)
 
 
-def knobs_content(settings: RetrievalSettings, saved: RetrievalSettings, index_cutoff: float | None) -> Content:
-    """ "knobs cutoff 0.4845*  vector 0.70  ...": a value that differs from the saved one is bold and starred."""
+def knobs_content(settings: RetrievalSettings, saved: RetrievalSettings, index_cutoff: float | None, compact: bool = False) -> Content:
+    """ "knobs cutoff 0.4845*  vector 0.70  ...": a value that differs from the saved one is bold and starred.
+    Compact ("cutoff 0.4845* vector 0.70 ..."): every knob fits 80 columns."""
     now, before = knob_values(settings, index_cutoff), knob_values(saved, index_cutoff)
-    pieces: list = [("knobs ", "bold")]
+    gap = " " if compact else "  "
+    pieces: list = [] if compact else [("knobs ", "bold")]
     for n, knob in enumerate(LIVE_KNOBS):
         value = now[knob.name]
         text = "none" if value is None else f"{value:.4f}" if knob.name == "cutoff" else f"{value:.2f}"
         changed = value != before[knob.name]
-        pieces += ["  " if n else "", f"{knob.label} ", (text + ("*" if changed else ""), CHANGED if changed else "")]
+        pieces += [gap if n else "", f"{knob.label} ", (text + ("*" if changed else ""), CHANGED if changed else "")]
     if now != before:
-        pieces.append(("  (*: not saved; Ctrl+S saves)", "italic"))
+        pieces.append((f"{gap}(*: not saved; Ctrl+S saves)", "italic"))
     return Content.assemble(*pieces)
 
 
