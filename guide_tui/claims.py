@@ -520,6 +520,7 @@ class Judgement:
     support: float
     source: Said  # the evidence sentence the claim is closest to (the quote of a citation)
     problem: tuple[str, str, Said] | None = None  # (kind, reason, the evidence sentence it was compared with)
+    disputed: Value | None = None  # the claim's value a "value" problem is about
 
 
 def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder: Embedder, settings: ClaimSettings) -> Judgement:
@@ -551,7 +552,7 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
     for clause in claim.clauses:
         for value in clause.values:
             if problem := value_problem(value, clause, claim, evidence, elsewhere, settings):
-                judgement.problem = problem
+                judgement.problem, judgement.disputed = problem, value
                 return judgement
         if problem := pairing_problem(clause, evidence):
             judgement.problem = problem
@@ -1183,6 +1184,15 @@ def holders(shown: list[Chunk], guides: Guides) -> dict[str, list[Chunk]]:
     return holder
 
 
+def gives_disputed(judgement: Judgement, chunks: list[Chunk], guides: Guides, embedder: Embedder) -> bool:
+    """Do the chunks give the claim's value that the shown evidence disputes? "three of the four villages" is a fact
+    of the circuit's section of the cited guide; the valley's opening, shown, counts four villages."""
+    if judgement.disputed is None or not chunks:
+        return False
+    read_already = read_chunks(chunks, guides, embedder)
+    return any(judgement.disputed.matches(v) for c in chunks for s in read_already[c] for v in s.values)
+
+
 def only_silent(judgement: Judgement) -> bool:
     """Is the evidence merely silent on the claim (no such sentence, a name or detail it lacks), not against it (a
     different value, the opposite polarity, another town)? Only then may the rest of the cited guide hold it."""
@@ -1266,9 +1276,11 @@ def check_claims(
             check.supported.append(Support(claim, plain, citation_of(judgement.source), document))
             continue
         judgement = max(judgements, key=lambda v: v.support)
-        if settings.unshown_chunks and named and only_silent(judgement):
+        silent = only_silent(judgement)
+        of_cited = [chunk for file in named for chunk in guides.of_file.get(file, [])]
+        if settings.unshown_chunks and named and (silent or gives_disputed(judgement, of_cited, guides, embedder)):
             whole = whole or held_by_cited(said, plain, named, guides, embedder, settings)
-            if whole is not None:
+            if whole is not None and (silent or gives_disputed(judgement, [whole.source.chunk], guides, embedder)):
                 chunk = whole.source.chunk
                 citation = citation_of(whole.source, shown=chunk in holder.get(chunk.file, []))
                 check.supported.append(Support(claim, plain, citation, chunk.text.strip()))

@@ -9,7 +9,7 @@ import pytest
 from guide_tui.answers import REFUSAL
 from guide_tui.chunking import sentences
 from guide_tui.claim_values import values_in
-from guide_tui.claims import answer_sentences, canonical, check_claims, cited_files, is_refusal
+from guide_tui.claims import DEFAULT_SETTINGS, answer_sentences, canonical, check_claims, cited_files, is_refusal
 
 PUBS = "When do the pubs in Kestrelford serve food?"
 BUS = "How do I get to Kestrelford by bus?"
@@ -714,6 +714,24 @@ def test_a_fact_of_the_cited_guide_the_model_was_not_shown_is_supported_and_mark
     assert [(c.section, c.shown, c.to_json()["shown"]) for c in check.citations] == [("What to see", False, False)]
     wrong = check_claims("Climbing the church tower costs £5 [guide_kestrelford.md].", hits, bundled_index.embedder, chunks=bundled_index.chunks)
     assert [f.kind for f in wrong.flags] == ["value"]
+
+
+def test_a_value_the_shown_chunks_dispute_but_an_unshown_chunk_of_the_cited_guide_gives_is_supported(hits_for, bundled_index):
+    """Shown "Opening hours" of the eating guide gives the pubs' serving times, not the bakery's; its "Local specifics"
+    (not shown) says the bakery sells out by 11am: the time is the guide's, so the sentence is supported and its
+    source marked unshown. A time no chunk of the guide gives is still flagged against the shown ones."""
+    hits = hits_for("Where can I eat in Kestrelford?")
+    assert "Local specifics" not in {h.chunk.section for h in hits}
+    right = check_claims("By 11am the Kestrelford bakery has usually sold out [guide_eating.md].", hits, bundled_index.embedder, chunks=bundled_index.chunks)
+    assert right.flags == []
+    assert [(c.section, c.shown) for c in right.citations] == [("Local specifics", False)]
+    wrong = check_claims("By 3pm the Kestrelford bakery has usually sold out [guide_eating.md].", hits, bundled_index.embedder, chunks=bundled_index.chunks)
+    assert [(f.kind, f.reason) for f in wrong.flags] == [("value", 'says "3pm" where the guide says "12 / 2 / 6 / 8:30"')]
+    off = check_claims(
+        "By 11am the Kestrelford bakery has usually sold out [guide_eating.md].", hits, bundled_index.embedder,
+        chunks=bundled_index.chunks, settings=dataclasses.replace(DEFAULT_SETTINGS, unshown_chunks=False),
+    )
+    assert [f.kind for f in off.flags] == ["value"]
 
 
 def test_a_claim_one_unshown_chunk_holds_but_another_denies_stays_flagged(hits_for, bundled_index):
