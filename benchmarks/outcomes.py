@@ -30,7 +30,8 @@ from fit_answerability import DEV  # noqa: E402 (the dev set's one path among th
 
 DATA = Path(__file__).resolve().parent / "data"
 GOOD = {"right", "handled"}  # scoring.Scores.outcome of an answerable question answered right, an unanswerable one handled
-SPLIT = ["dev", "hard", "varied", "plain", "broad", "travel", "weekend", "answerable", "summer", "harvest"]  # odd ids fitted, even ids held out
+# odd ids fitted, even ids held out
+SPLIT = ["dev", "hard", "varied", "plain", "broad", "travel", "weekend", "answerable", "summer", "harvest", "frost", "meadow"]
 NEVER = ["fresh", "mixed", "closing", "visitor", "autumn", "winter", "december", "january", "february", "spring"]  # never used to write a rule
 ON_BUNDLED = {"own", "fresh", "hard", "varied"}  # written about the project's own edition of the guides
 HALVES = ("fitted", "held", "never")

@@ -236,13 +236,17 @@ SPARED = re.compile(rf"\b(?:avoid(?:ing)?|without|doesn'?t|don'?t|isn'?t|aren'?t
 rip-off prices"): no amount asked."""
 
 
+ASKED_TO_NAME = re.compile(r"(?:^|(?<=[.!?;:]\s))\s*(?:please\s+)?(?:(?:can|could|would) you\s+)?name\b")
+"""An opening "name ..." asks to list things ("Name the main sights"), not for what something is called."""
+
+
 def asked_kinds(question: str) -> list[tuple[str, ...]]:
     """The kinds of answer the question asks for, one group per cue ("when" -> a time, day, month or year), read from
     its questions, not from a statement before them ("Harbour prices are mad. Where else can I eat?" asks no price)."""
     sentences = sentences_of(question)
     if any(sentence.endswith("?") for sentence in sentences):
         question = " ".join(sentence for sentence in sentences if not sentence.endswith((".", "!")))
-    remaining = SPARED.sub(" ", question.lower())
+    remaining = ASKED_TO_NAME.sub(" ", SPARED.sub(" ", question.lower()))
     groups, by_price_word = [], []
     for cue, kinds in ASKED:
         if cue.search(remaining):

@@ -27,12 +27,14 @@ import numpy as np
 from guide_tui.analysis import WORD
 from guide_tui.answerability import Verdict, shipped_model
 from guide_tui.asked import (
+    ASKED_TO_NAME,
     DAY_AND_MONTH_NAMES,
     DENIALS,
     FOUND,
     FREE_OF_CHARGE,
     KIND_NAMES,
     KINDS_OF_WORD,
+    SECTION_CUES,
     SECTION_GIVES,
     SOFT_KINDS,
     asked_kinds,
@@ -306,6 +308,7 @@ class Subject:
     qualifiers: frozenset[str] = frozenset()  # words of a name that qualify its last ("train" in "a train station")
     alternatives: tuple[frozenset[str], ...] = ()  # the words of each side of an "or" ("are there hotels | or is it all self-catering?")
     setting: frozenset[str] = frozenset()  # words only of a statement before the question ("I'm a keen twitcher. Best months...?")
+    headed: frozenset[str] = frozenset()  # words a retrieved section's heading answers ("sights": "What to see")
 
     def share(self, coverage: np.ndarray) -> float:
         """Rarity-weighted share of the subject words covered (1 when there are none)."""
@@ -316,9 +319,10 @@ class Subject:
         return float(self.weights @ words / self.weights.sum()) if self.words else 1.0
 
     @property
-    def in_setting(self) -> np.ndarray:
-        """Per word: whether only a statement before the question uses it (counted as known to the guides)."""
-        return np.array([w in self.setting for w in self.words], dtype=bool)
+    def known_anyway(self) -> np.ndarray:
+        """Per word: whether only a statement before the question uses it, or a retrieved section's heading answers it
+        (counted as known to the guides, whatever their sentences say)."""
+        return np.array([w in self.setting or w in self.headed for w in self.words], dtype=bool)
 
     @property
     def hard_kinds(self) -> list[tuple[str, ...]]:
@@ -350,7 +354,7 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     without_towns = facts.towns.masked(question)
     verb = passive_verb(without_towns)
     words = []
-    for word in WORD.findall(without_towns.lower()):
+    for word in WORD.findall(ASKED_TO_NAME.sub(" ", without_towns.lower())):  # "Name the sights": the frame
         if word.isdigit() or word in QUESTION_WORDS or word == verb or not facts.stem(word):
             continue
         if asked.intersection(KINDS_OF_WORD.get(word, ())):  # "months" in "what months...": the frame, not the subject
@@ -715,12 +719,19 @@ def unknown_thing(verdict: Verdict) -> bool:
     return not verdict.answered and verdict.features.get("unknown_here", 0.0) >= 1.0
 
 
+ORIGIN = re.compile(r"\bfrom\s+$", re.IGNORECASE)
+STATEMENT_THEN_QUESTION = re.compile(r"[^?.!]*[.!]\s.*\?")  # the rest of a statement, then a question
+
+
 def unknown_names(question: str, facts: Analysed) -> list[str]:
-    """Capitalised words, not opening a sentence, that no guide uses in any form: "London", "Edinburgh"."""
+    """Capitalised words, not opening a sentence, that no guide uses in any form: "London", "Edinburgh". Where the
+    traveller comes from, said before the question, is no subject ("Hello, I visit from Spain. Until what hour...?")."""
     found = []
     for match in NAME.finditer(question):
         word = match.group().rstrip("'’").removesuffix("'s").removesuffix("’s")
         if SENTENCE_START.search(question[: match.start()]) or word in NOT_PLACES or re.match(r"I['’]", word):
+            continue
+        if ORIGIN.search(question[: match.start()]) and STATEMENT_THEN_QUESTION.match(question[match.end() :]):
             continue
         if not all(part in facts.known_words for part in WORD.findall(word.lower())):
             found.append(word)
@@ -739,6 +750,8 @@ def part_evidence(
         reason = f"nothing retrieved is from the guides for {' or '.join(sorted(subject.towns)) or 'the region'}"
         return Evidence([], reason, verdicts=[Verdict(part, 0.0, False, {}, reason)])
     whole_section = quotes_a_section(part, subject)
+    if whole_section and section_asked(part, ranked, facts) is not None:
+        subject = replace(subject, headed=heading_words(part, subject))
     if whole_section:
         quotes = list_quotes(part, ranked, subject, facts)
         best = quotes[0]
@@ -788,6 +801,13 @@ def denials(ranked: list[Candidate], quotes: list[Candidate], subject: Subject) 
     if any(denial.search(text) for text in quoted):
         return []
     return next(([c] for c in ranked if c.sentence.text not in quoted and denial.search(c.sentence.text)), [])
+
+
+def heading_words(part: str, subject: Subject) -> frozenset[str]:
+    """The subject words of the question's cue for a section's topic ("the main sights": "What to see"), which a
+    retrieved chunk under that heading answers although its sentences never use them (section_asked)."""
+    cued = {word for cue in SECTION_CUES.values() for match in cue.finditer(part) for word in WORD.findall(match.group().lower())}
+    return frozenset(word for word in subject.words if word in cued)
 
 
 def quotes_a_section(part: str, subject: Subject) -> bool:
@@ -902,7 +922,7 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
     which reads the question alone (part_evidence adds it)."""
     best = quotes[0]
     place = facts.place_evidence(subject.towns)
-    setting = subject.in_setting  # counted as known
+    setting = subject.known_anyway  # counted as known
     known_here = (coverage(subject, place, facts) >= SIMILAR_WORD) | setting
     known_anywhere = (coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD) | setting
     named = np.array([w in subject.named for w in subject.words], dtype=bool)
@@ -966,7 +986,7 @@ def why_unanswerable(subject: Subject, quotes: list[Candidate], everything: list
     best = quotes[0]
     restates = best.similarity >= PARAPHRASE
     place = " or ".join(sorted(subject.towns)) or "the region"
-    known_to_place = (coverage(subject, facts.place_evidence(subject.towns), facts) >= SIMILAR_WORD) | subject.in_setting
+    known_to_place = (coverage(subject, facts.place_evidence(subject.towns), facts) >= SIMILAR_WORD) | subject.known_anyway
     unknown = [w for w, known in zip(subject.words, known_to_place) if not known]
     named_unknown = [w for w in unknown if w in subject.named]
     if subject.words and not (coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD).any():

@@ -228,6 +228,17 @@ def test_the_verb_a_passive_question_ends_on_is_not_what_it_asks_about(retriever
     assert passive_verb("Is the pier closed in winter?") is None
 
 
+def test_where_the_traveller_comes_from_is_no_name_the_guides_must_know(retriever) -> None:
+    """Said in a statement before the question, "from Spain" sets the scene; a name the question itself asks about
+    is still refused."""
+    visitor = ask(retriever, "Hello, I visit from Spain. Until what hour is there still bread at the Kestrelford bakery?")
+    assert not visitor.refused and "11am" in visitor.text
+    abroad = ask(retriever, "I'm staying in Madrid next week. When does the best bakery there open?")
+    assert abroad.refused and abroad.refusal_detail == "the guides never mention Madrid"
+    asked = ask(retriever, "We are from Spain and wonder how far Madrid is from Kestrelford?")
+    assert asked.refused and "Madrid" in asked.refusal_detail  # one sentence, a question: Madrid is asked about
+
+
 def test_i_m_and_sunday_are_not_unknown_names(retriever) -> None:
     answer = ask(retriever, "I'm in Kestrelford on a Sunday: is there a bus to Brightwater?")
     assert "never mention" not in (answer.refusal_detail or "")
@@ -531,6 +542,9 @@ def test_free_of_another_thing_is_no_price_for_what_was_asked(retriever) -> None
         ("How many hours does the Corry Vale circuit take?", [("duration",)]),  # a count of hours is how long
         ("How many miles is the river walk?", [("distance",)]),
         ("How many buses a day go to Halden Bay?", [("number",)]),
+        ("Name the main sights in Brightwater.", []),  # an opening "name" asks for a list
+        ("Can you name the pubs in Kestrelford?", []),
+        ("What is the pub in Elder Ness called, and what's its name?", [("name",)]),
     ],
 )
 def test_the_kind_of_value_asked_reads_the_words_around_the_cue(question, kinds) -> None:
@@ -649,6 +663,19 @@ def test_a_question_naming_a_section_is_answered_from_that_section_first(retriev
     quoted first whatever else ranks above it."""
     answer = ask(retriever, question)
     assert not answer.refused and answer.citations[0].section == section
+
+
+def test_a_section_heading_answers_the_words_a_question_names_its_topic_by(retriever) -> None:
+    """"the main sights" names "What to see" in words its sentences never use: the heading of the retrieved section
+    answers them (extractive.heading_words), so the list is quoted rather than refused as about nothing known."""
+    from guide_tui.extractive import analysed, heading_words, subject_of
+
+    question = "Name the main sights in Brightwater."
+    assert heading_words(question, subject_of(question, analysed(retriever))) == {"sights"}
+    answer = ask(retriever, question)
+    assert not answer.refused and answer.citations[0].section == "What to see"
+    verdict = answer.verdicts[0]
+    assert verdict.features["unknown_here"] == 0.0
 
 
 def test_a_question_after_when_to_go_is_answered_from_that_section_whatever_else_it_names(retriever) -> None:
