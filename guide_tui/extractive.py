@@ -309,6 +309,7 @@ class Subject:
     alternatives: tuple[frozenset[str], ...] = ()  # the words of each side of an "or" ("are there hotels | or is it all self-catering?")
     setting: frozenset[str] = frozenset()  # words only of a statement before the question ("I'm a keen twitcher. Best months...?")
     headed: frozenset[str] = frozenset()  # words a retrieved section's heading answers ("sights": "What to see")
+    determined: set[str] = field(default_factory=set)  # named things, with a town as their article too ("Kestrelford railway station")
 
     def share(self, coverage: np.ndarray) -> float:
         """Rarity-weighted share of the subject words covered (1 when there are none)."""
@@ -372,7 +373,7 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     sides = tuple(frozenset(WORD.findall(side.lower())) & set(words) for side in re.split(r"\bor\b", without_towns))
     return Subject(
         words, weights, kinds, towns, yes_no, exists, named, vectors[0], vectors[1:], follows, qualifiers(without_towns), sides,
-        setting_words(without_towns, words),
+        setting_words(without_towns, words), determined=named_things(facts.towns.masked(question, by=" the ")),
     )
 
 
@@ -792,7 +793,7 @@ def denials(ranked: list[Candidate], quotes: list[Candidate], subject: Subject) 
     """The sentence about the place asked after that says it has none of the thing a which/where/when question takes
     for granted ("No local transport and none needed." for "where is the tram stop in Thornby Wells?"), when no quote
     says it already: the correction of a false premise comes first. A yes/no question asks it outright."""
-    things = [word for word in subject.words if word in subject.named or word in TRANSPORT_MODES]
+    things = [word for word in subject.words if word in subject.named | subject.determined or word in TRANSPORT_MODES]
     if not things or not subject.towns or subject.yes_no:
         return []
     words = "|".join(sorted({re.escape(w) for w in things} | ({"transport"} if TRANSPORT_MODES.intersection(things) else set())))

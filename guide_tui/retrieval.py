@@ -341,11 +341,11 @@ class TownNames:
     def found_in(self, text: str) -> set[str]:
         return {town for _, _, town in self.spans(text)}
 
-    def masked(self, text: str, spans: list[tuple[int, int, str]] | None = None) -> str:
-        """The text with every town name (and its "'s") replaced by a space (spans: self.spans(text), when known)."""
+    def masked(self, text: str, spans: list[tuple[int, int, str]] | None = None, by: str = " ") -> str:
+        """The text with every town name (and its "'s") replaced by a space, or `by` (spans: self.spans(text), when known)."""
         parts, at = [], 0
         for start, end, _ in self.spans(text) if spans is None else spans:
-            parts += [text[at:start], " "]
+            parts += [text[at:start], by]
             at = end
         return "".join(parts) + text[at:]
 

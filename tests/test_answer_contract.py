@@ -643,6 +643,8 @@ def test_a_question_taking_for_granted_what_the_place_has_none_of_is_answered_wi
     assert "no local transport" not in trains.text
     tickets = ask(retriever, "If I buy a ticket from one bus company, can I use it on a different company's bus?")
     assert "no public transport" not in tickets.text
+    station = ask(retriever, "How far is Kestrelford station from the market square?")  # the town is the station's article
+    assert station.text.startswith("Kestrelford's guide says: \"Kestrelford has no railway station")
 
 
 @pytest.mark.parametrize(
