@@ -1193,6 +1193,11 @@ def gives_disputed(judgement: Judgement, chunks: list[Chunk], guides: Guides, em
     return any(judgement.disputed.matches(v) for c in chunks for s in read_already[c] for v in s.values)
 
 
+def chunks_of(files: list[str], guides: Guides) -> list[Chunk]:
+    """Every chunk of the guides named (none when the index's chunks were not given to the check)."""
+    return [chunk for file in files for chunk in guides.of_file.get(file, [])]
+
+
 def only_silent(judgement: Judgement) -> bool:
     """Is the evidence merely silent on the claim (no such sentence, a name or detail it lacks), not against it (a
     different value, the opposite polarity, another town)? Only then may the rest of the cited guide hold it."""
@@ -1203,7 +1208,7 @@ def only_silent(judgement: Judgement) -> bool:
 def held_by_cited(said: Said, plain: str, cited: list[str], guides: Guides, embedder: Embedder, settings: ClaimSettings) -> Judgement | None:
     """The first chunk of the cited guides that, alone, supports the claim: a model may state a fact of the guide it
     cites that it was not shown. One chunk at a time, as a whole guide pooled matches stray values ("7pm" of a bus)."""
-    whole = [chunk for file in cited for chunk in guides.of_file.get(file, [])]
+    whole = chunks_of(cited, guides)
     if not whole:  # the index's chunks were not given: only the shown ones can be read
         return None
     read_already = read_chunks(whole, guides, embedder)
@@ -1277,8 +1282,7 @@ def check_claims(
             continue
         judgement = max(judgements, key=lambda v: v.support)
         silent = only_silent(judgement)
-        of_cited = [chunk for file in named for chunk in guides.of_file.get(file, [])]
-        if settings.unshown_chunks and named and (silent or gives_disputed(judgement, of_cited, guides, embedder)):
+        if settings.unshown_chunks and named and (silent or gives_disputed(judgement, chunks_of(named, guides), guides, embedder)):
             whole = whole or held_by_cited(said, plain, named, guides, embedder, settings)
             if whole is not None and (silent or gives_disputed(judgement, [whole.source.chunk], guides, embedder)):
                 chunk = whole.source.chunk

@@ -347,12 +347,13 @@ class Candidate:
 def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = None, follows: bool = False) -> Subject:
     """towns_asked: the whole question's towns, for a part that names none ("..., and can I stay there?"), or
     that points back to them with "there" ("..., and how long is the drive there from Brightwater?")."""
-    towns = facts.towns.found_in(question) or set(towns_asked or ())
+    spans = facts.towns.spans(question)  # read once: the towns named, the question without them, and with them as articles
+    towns = {town for _, _, town in spans} or set(towns_asked or ())
     if follows and towns_asked and THERE_BEFORE.search(question):
         towns |= set(towns_asked)
     kinds = asked_kinds(question)
     asked = {kind for group in kinds for kind in group}
-    without_towns = facts.towns.masked(question)
+    without_towns = facts.towns.masked(question, spans)
     verb = passive_verb(without_towns)
     words = []
     for word in WORD.findall(ASKED_TO_NAME.sub(" ", without_towns.lower())):  # "Name the sights": the frame
@@ -373,7 +374,7 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     sides = tuple(frozenset(WORD.findall(side.lower())) & set(words) for side in re.split(r"\bor\b", without_towns))
     return Subject(
         words, weights, kinds, towns, yes_no, exists, named, vectors[0], vectors[1:], follows, qualifiers(without_towns), sides,
-        setting_words(without_towns, words), determined=named_things(facts.towns.masked(question, by=" the ")),
+        setting_words(without_towns, words), determined=named_things(facts.towns.masked(question, spans, by=" the ")),
     )
 
 
@@ -751,10 +752,11 @@ def part_evidence(
         reason = f"nothing retrieved is from the guides for {' or '.join(sorted(subject.towns)) or 'the region'}"
         return Evidence([], reason, verdicts=[Verdict(part, 0.0, False, {}, reason)])
     whole_section = quotes_a_section(part, subject)
-    if whole_section and section_asked(part, ranked, facts) is not None:
-        subject = replace(subject, headed=heading_words(part, subject))
     if whole_section:
-        quotes = list_quotes(part, ranked, subject, facts)
+        named_section = section_asked(part, ranked, facts)
+        if named_section is not None:
+            subject = replace(subject, headed=heading_words(part, subject))
+        quotes = list_quotes(named_section, ranked, subject, facts)
         best = quotes[0]
     else:
         best = ranked[0]
@@ -872,13 +874,13 @@ def section_asked(part: str, ranked: list[Candidate], facts: Analysed) -> int | 
     return None
 
 
-def list_quotes(part: str, ranked: list[Candidate], subject: Subject, facts: Analysed) -> list[Candidate]:
+def list_quotes(named_section: int | None, ranked: list[Candidate], subject: Subject, facts: Analysed) -> list[Candidate]:
     """For a question a section answers (quotes_a_section): the best sentences of the chunk whose heading the question
-    names (section_asked), else of the highest-ranked chunk (a list is usually one section, "What to see"), then the best
+    names (named_section, the rank section_asked found), else of the highest-ranked chunk (a list is usually one section, "What to see"), then the best
     sentence of each further chunk (the items of "which towns..." are spread over the towns' guides)
     that the teacher finds nearly as close to the question (FILL_MARGIN) as the best quoted one, and its second best
     if that is as close too."""
-    chosen = section_asked(part, ranked, facts) or min(c.hit.rank for c in ranked)
+    chosen = named_section or min(c.hit.rank for c in ranked)
     quotes = [c for c in ranked if c.hit.rank == chosen][:LIST_QUOTES_FROM_TOP]
     floor = max(c.teacher for c in quotes) - FILL_MARGIN
     taken: Counter[int] = Counter()  # sentences quoted so far from each further chunk

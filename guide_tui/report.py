@@ -52,7 +52,7 @@ def retrieval_table(retrieval: Retrieval) -> Table:
         title=Text(retrieval.question or "(empty question)"),
         caption=(
             f"gate {verdict}: best distance {gate.best_distance:.4f}, cutoff {cutoff}; above the line: what the answer may use; ✗ dimmed = beyond the cutoff"
-            + heading_note(retrieval) + past
+            + distance_notes(retrieval) + past
         ),
         title_justify="left",
         box=box.SIMPLE_HEAD,
@@ -117,7 +117,7 @@ def retrieval_json(retriever: Retriever, retrieval: Retrieval, why: bool) -> dic
     return record
 
 
-def heading_note(retrieval: Retrieval) -> str:
+def distance_notes(retrieval: Retrieval) -> str:
     """The distance marks a table uses, explained: "; h = ..." for a heading's distance, "; t = ..." for a row the
     teacher let in past the cutoff ("" for none)."""
     notes = []
@@ -262,7 +262,7 @@ def question_markdown(retriever: Retriever, retrieval: Retrieval, answer=None, w
     else:
         verdict = "passed" if gate.passed else "refused"
         gate_line = f"Gate {verdict}: best distance {gate.best_distance:.4f}, cutoff {cutoff}."
-        lines += [f"{gate_line} Rows above the cutoff line are what the answer may use; ✗ = beyond the cutoff{heading_note(retrieval)}.", ""]
+        lines += [f"{gate_line} Rows above the cutoff line are what the answer may use; ✗ = beyond the cutoff{distance_notes(retrieval)}.", ""]
         quoted = set() if answer is None or answer.refused else {c.chunk_id for c in answer.citations}
         header = ["#", "chunk", "section", "distance (best sentence)", "keyword BM25", "teacher cosine", "fused"]
         header += ["quoted"] if answer is not None else []

@@ -680,7 +680,8 @@ class Retriever:
         floor = best - self.fusion.teacher_let_in
         return [
             replace(hit, above_cutoff=False, let_in=True)
-            if hit.above_cutoff and hit.rank <= TOP_K and (hit.teacher_similarity or -1.0) >= floor and self.about(hit.chunk, towns)
+            if hit.above_cutoff and hit.rank <= TOP_K and hit.teacher_similarity is not None and hit.teacher_similarity >= floor
+            and self.about(hit.chunk, towns)
             else hit
             for hit in hits
         ]
