@@ -58,7 +58,6 @@ class MainScreen(Screen):
         compact = width < COMPACT_SIZE[0] or height < COMPACT_SIZE[1]
         too_small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
         self.set_class(compact, "-compact")
-        self.query_one("#knobs", KnobsLine).fit(compact)
         for footer in self.query(Footer):
             footer.compact = compact  # less space between the keys: at 80 columns Esc (Stop) fits beside the others
         self.set_class(too_small, "-too-small")

@@ -15,19 +15,20 @@ class KnobsLine(Static):
     """Hidden until the knobs are first moved (or the panel opened, or saved knobs differ from the defaults); then
     two lines: the knobs, and the Δ of the labelled questions against the settings the app started with."""
 
-    shown: tuple | None = None  # what show() was last given, drawn again when the screen turns compact or back
-    compact = False  # the screen is compact (screens.fit_layout): the knobs line drops its label and double spaces
+    shown: tuple | None = None  # what show() was last given, drawn again at a new width
 
     def show(self, settings: RetrievalSettings, saved: RetrievalSettings, index_cutoff: float | None, delta: Content) -> None:
+        """The knobs on one line (compact when the full line is wider than the widget: wrapped, it would push the Δ out)."""
         self.add_class("-active")
         self.shown = (settings, saved, index_cutoff, delta)
-        self.update(Content.assemble(knobs_content(settings, saved, index_cutoff, self.compact), "\n", delta))
+        line = knobs_content(settings, saved, index_cutoff)
+        if line.cell_length > self.content_region.width > 0:
+            line = knobs_content(settings, saved, index_cutoff, compact=True)
+        self.update(Content.assemble(line, "\n", delta))
 
-    def fit(self, compact: bool) -> None:
-        if compact != self.compact:
-            self.compact = compact
-            if self.shown is not None:
-                self.show(*self.shown)
+    def on_resize(self) -> None:
+        if self.shown is not None:
+            self.show(*self.shown)
 
 
 def knobs_content(settings: RetrievalSettings, saved: RetrievalSettings, index_cutoff: float | None, compact: bool = False) -> Content:
