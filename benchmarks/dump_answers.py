@@ -10,13 +10,14 @@ from pathlib import Path
 
 from guide_tui.questions import load_questions
 
-DEV_QUESTIONS = Path(__file__).resolve().parents[2] / "shared" / "eval" / "dev_questions.jsonl"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from question_sets import DEV  # noqa: E402
 
 
 def main(out: str, index: str | None = None) -> None:
     questions = [q.text for q in load_questions().questions]
-    if DEV_QUESTIONS.is_file():
-        questions += [json.loads(line)["question"] for line in DEV_QUESTIONS.read_text().splitlines() if line.strip()]
+    if DEV.is_file():
+        questions += [json.loads(line)["question"] for line in DEV.read_text().splitlines() if line.strip()]
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as listed:
         listed.write("\n".join(questions) + "\n")
     command = [str(Path(sys.executable).parent / "guide-tui"), "ask", "--json", "--generator", "extractive", "--from", listed.name]

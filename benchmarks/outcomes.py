@@ -23,31 +23,12 @@ from guide_tui.answering import answer_question
 from guide_tui.indexes import load_index
 from guide_tui.paths import BUNDLED_INDEX
 from guide_tui.retrieval import Retriever
-from guide_tui.scoring import TravellerQuestion, first_headings, load_traveller_questions, score
+from guide_tui.scoring import TravellerQuestion, first_headings, score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fit_answerability import DEV  # noqa: E402 (the dev set's one path among the benchmarks)
+from question_sets import HALVES, ON_BUNDLED, half, question_sets  # noqa: E402
 
-DATA = Path(__file__).resolve().parent / "data"
 GOOD = {"right", "handled"}  # scoring.Scores.outcome of an answerable question answered right, an unanswerable one handled
-# odd ids fitted, even ids held out
-SPLIT = ["dev", "hard", "varied", "plain", "broad", "travel", "weekend", "answerable", "summer", "harvest", "frost", "meadow"]
-NEVER = ["fresh", "mixed", "closing", "visitor", "autumn", "winter", "december", "january", "february", "spring"]  # never used to write a rule
-ON_BUNDLED = {"own", "fresh", "hard", "varied"}  # written about the project's own edition of the guides
-HALVES = ("fitted", "held", "never")
-
-
-def half(name: str, question: TravellerQuestion) -> str:
-    if name in NEVER:
-        return "never"
-    if name == "own":
-        return "fitted"
-    return "fitted" if question.number % 2 else "held"
-
-
-def question_sets() -> dict[str, list[TravellerQuestion]]:
-    paths = {name: DATA / f"{name}_questions.jsonl" for name in ["own", *SPLIT, *NEVER]} | {"dev": DEV}
-    return {name: load_traveller_questions(path) for name, path in paths.items() if path.is_file()}
 
 
 def retrievers(originals_index: Path) -> dict[str, Retriever]:
