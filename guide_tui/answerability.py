@@ -27,7 +27,7 @@ FEATURES = (
     "other_place",  # 1 when another town's sentence covers the subject better (a false premise)
     "yes_no_unknown",  # unknown_here, for yes/no questions ("Is there a cinema...?")
     "no_subject",  # 1 when the question has no content word left ("what about it?")
-    "absent_thing",  # an "is there / can I hire" question with a word the place's guides never use
+    "absent_thing",  # an "is there / can I hire" question with a thing it names, or a word unlike all, the place's guides never use
     "follow_up",  # 1 for a later part of a question, whose words lean on the part before ("and how long is the ride?")
     "topic",  # the topic model's log-odds that a question worded like this one is about what the guides cover (0 without the teacher)
 )

@@ -947,8 +947,11 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
         "other_place": float(said_of_another_place(subject, best, everything) and not (subject.yes_no and SAYS_NONE.search(best.sentence.text))),
         "yes_no_unknown": unknown_here if subject.yes_no else 0.0,
         "no_subject": float(not subject.words),
+        # a word not said of the place, that names a thing ("a cinema") or that nothing said there comes close to
+        # ("anything for kids": children are; "anywhere to eat": food is)
         "absent_thing": float(
-            subject.asks_existence and best.teacher < RESTATED and absent_on_every_side(subject, ~literal_here & ~(qualifying & known_anywhere))
+            subject.asks_existence and best.teacher < RESTATED
+            and absent_on_every_side(subject, ~literal_here & (named | ~known_here) & ~(qualifying & known_anywhere))
         ),
         "follow_up": float(subject.follows),
     }

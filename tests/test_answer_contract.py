@@ -865,3 +865,21 @@ def test_an_odd_word_in_an_is_there_question_is_a_paraphrase_when_the_teacher_fi
     assert answer.refused is not answered
     if fact:
         assert fact in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "fact", "answered"),
+    [
+        ("Is there anywhere to eat after 9pm in Halden Bay?", "closes by 9pm", True),  # "eat": no thing named, "food" said there
+        ("Is there anything for kids to do in Pellew Sands?", "aimed at children", True),  # "kids": "children" said there
+        ("Is there a cinema in Pellew Sands?", None, False),  # a thing named, and nothing there like it
+    ],
+)
+def test_an_is_there_questions_way_of_asking_is_no_absent_thing_when_its_place_says_something_like_it(retriever, question, fact, answered) -> None:
+    """Only a thing the question names ("a cinema") or a word nothing said of the place comes close to makes it a
+    question about an absent thing: "anywhere to eat", "anything for kids" ask in their own words about food and children."""
+    answer = ask(retriever, question)
+    assert answer.refused is not answered
+    assert answer.verdicts[0].features["absent_thing"] == float(not answered)
+    if fact:
+        assert fact in answer.text
