@@ -51,8 +51,10 @@ CITATION_MARK = re.compile(CITATION)
 CITATION_AFTER_STOP = re.compile(rf"([.!?])((?:{CITATION})+)")  # "...8:30. [guide_x.md]": moved before the stop
 CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
 LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+EXCEPTION_AHEAD = r"(?!\s*(?:apart from|except|other than|but for|save for)\b)"
+"""No cut before an exception: "no public transport, apart from a school bus" is one exclusive clause, not a denial."""
 CLAUSE_BREAK = re.compile(
-    r"\s*[,;:()]\s*|\s+[—–]\s+|\s+(?=\b(?:and|but|while|whereas|though|although|so|because|since)\b)"
+    rf"\s*[,;:()]{EXCEPTION_AHEAD}\s*|\s+[—–]\s+|\s+(?=\b(?:and|but|while|whereas|though|although|so|because|since)\b)"
 )
 WORD = re.compile(r"[a-z][a-z'-]*")
 CONTRACTED = re.compile(r"'(?:s|re|ve|ll|d|m)$")  # "they're", "we'll": the word before is the word ("it's" is "it")

@@ -568,6 +568,9 @@ PARAPHRASES = [
      "The closest station is Pellew Sands, and the road onto the headland floods about six times a year [guide_elder_ness.md]."),
     # a contrast the guide draws too, its halves in the other order: each half meets the guide's half on its side
     ("Is the beach at Pellew Sands any good?", "The beach is superb at low tide, while at high tide it's nothing special [guide_pellew_sands.md]."),
+    # "no public transport, apart from a school bus": the exception is the one there is, not a denial of it
+    ("How do I get to Corry Vale without a car?",
+     "The only public transport into Corry Vale is a school bus, which takes passengers when it has spare seats [guide_corry_vale.md]."),
     # what a value measures, named beside it ("400 metres of height" for "climbs 400 metres"), adds nothing
     ("Is it hard to cycle into Corry Vale?", "The road into the valley gains 400 metres of height in its first four miles [guide_corry_vale.md]."),
 ]
