@@ -27,6 +27,7 @@ import numpy as np
 from guide_tui.analysis import WORD
 from guide_tui.answerability import Verdict, shipped_model
 from guide_tui.asked import (
+    AMOUNT_WORDS,
     ASKED_TO_NAME,
     DAY_AND_MONTH_NAMES,
     DENIALS,
@@ -310,6 +311,7 @@ class Subject:
     setting: frozenset[str] = frozenset()  # words only of a statement before the question ("I'm a keen twitcher. Best months...?")
     headed: frozenset[str] = frozenset()  # words a retrieved section's heading answers ("sights": "What to see")
     determined: set[str] = field(default_factory=set)  # named things, with a town as their article too ("Kestrelford railway station")
+    priced: frozenset[str] = frozenset()  # words of a name ending in a price ("an entry charge")
 
     def share(self, coverage: np.ndarray) -> float:
         """Rarity-weighted share of the subject words covered (1 when there are none)."""
@@ -375,6 +377,7 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     return Subject(
         words, weights, kinds, towns, yes_no, exists, named, vectors[0], vectors[1:], follows, qualifiers(without_towns), sides,
         setting_words(without_towns, words), determined=named_things(facts.towns.masked(question, spans, by=" the ")),
+        priced=prices_named(without_towns),
     )
 
 
@@ -428,10 +431,19 @@ def article_runs(question: str) -> list[list[str]]:
     return runs
 
 
+PRICES = frozenset(AMOUNT_WORDS.split())
+
+
 def qualifiers(question: str) -> frozenset[str]:
     """The words of a name after an article but its last: "train" in "a train station", "entry" in "the entry
     fee". Whether the thing exists is asked of the last word, not of these."""
     return frozenset(word for run in article_runs(question) for word in run[:-1])
+
+
+def prices_named(question: str) -> frozenset[str]:
+    """The words of a name that ends in a price ("an entry charge", "the parking fee"): it asks how much something
+    costs, which a price or "free" answers, not whether a thing exists."""
+    return frozenset(word for run in article_runs(question) if run and run[-1] in PRICES for word in run)
 
 
 def named_things(question: str) -> set[str]:
@@ -752,10 +764,10 @@ def part_evidence(
         reason = f"nothing retrieved is from the guides for {' or '.join(sorted(subject.towns)) or 'the region'}"
         return Evidence([], reason, verdicts=[Verdict(part, 0.0, False, {}, reason)])
     whole_section = quotes_a_section(part, subject)
+    named_section = section_asked(part, ranked, facts)
+    if named_section is not None:
+        subject = replace(subject, headed=heading_words(part, subject))
     if whole_section:
-        named_section = section_asked(part, ranked, facts)
-        if named_section is not None:
-            subject = replace(subject, headed=heading_words(part, subject))
         quotes = list_quotes(named_section, ranked, subject, facts)
         best = quotes[0]
     else:
@@ -932,6 +944,7 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
     literal_here = np.array([has_word(w, place, facts) for w in subject.words], dtype=bool) | setting
     # "a train station" where the guides speak of trains elsewhere asks whether there is a station; "a petrol station", never
     qualifying = np.array([w in subject.qualifiers for w in subject.words], dtype=bool)
+    priced = np.array([w in subject.priced for w in subject.words], dtype=bool)  # "an entry charge" asks a price: "free" answers it
     unknown_here = subject.weight_of(~known_here) if subject.words else 0.0
     said = [q.sentence for q in quotes]
     hard_kinds = len(subject.hard_kinds)
@@ -951,7 +964,7 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
         # ("anything for kids": children are; "anywhere to eat": food is)
         "absent_thing": float(
             subject.asks_existence and best.teacher < RESTATED
-            and absent_on_every_side(subject, ~literal_here & (named | ~known_here) & ~(qualifying & known_anywhere))
+            and absent_on_every_side(subject, ~literal_here & (named | ~known_here) & ~(qualifying & known_anywhere) & ~priced)
         ),
         "follow_up": float(subject.follows),
     }

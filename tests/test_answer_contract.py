@@ -883,3 +883,36 @@ def test_an_is_there_questions_way_of_asking_is_no_absent_thing_when_its_place_s
     assert answer.verdicts[0].features["absent_thing"] == float(not answered)
     if fact:
         assert fact in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "fact"),
+    [
+        ("Is there anywhere to sleep in Givens Mill itself?", "no accommodation of its own"),
+        ("Is there anywhere to sleep on Elder Ness?", "four rooms"),
+    ],
+)
+def test_a_yes_no_questions_cue_for_a_sections_topic_meets_that_sections_heading(retriever, question, fact) -> None:
+    """"Anywhere to sleep" is what "Where to stay" is about, whatever its sentences say ("accommodation", "rooms"): the cue
+    counts as known to the guides for a yes/no question as for a list (extractive.heading_words)."""
+    answer = ask(retriever, question)
+    assert not answer.refused and fact in answer.text
+    assert answer.verdicts[0].features["unknown_here"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("question", "fact"),
+    [
+        ("Is there an entry charge for the city museum in Marchwood?", "free"),
+        ("Is there an admission fee at the Halden Bay museum?", None),  # the guide gives it no price: a near miss
+    ],
+)
+def test_is_there_a_charge_asks_a_price_not_whether_a_thing_exists(retriever, question, fact) -> None:
+    """"An entry charge" is answered by the museum being free; the words of a name ending in a price are not things the
+    guides must mention (extractive.prices_named): a price, or its absence, decides."""
+    answer = ask(retriever, question)
+    assert answer.verdicts[0].features["absent_thing"] == 0.0
+    if fact:
+        assert not answer.refused and fact in answer.text
+    else:
+        assert answer.refused and answer.verdicts[0].features["kind_missing"] == 1.0
