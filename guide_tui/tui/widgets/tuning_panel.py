@@ -17,6 +17,14 @@ from guide_tui.tui.tuning import Scores, changes
 PANEL_BIN = 0.04  # twice calibrate's bins: the panel has a dozen rows, not a terminal's length
 
 
+class HistogramBox(VerticalScroll):
+    """Scrolls the histogram's bars; when it takes a new width (the changed list shown or hidden beside it, the
+    terminal resized), the bars are drawn again to fill it."""
+
+    def on_resize(self) -> None:
+        self.query_ancestor(TuningPanel).redraw()
+
+
 class TuningPanel(Vertical):
     """Takes the answer and chunk panes' place while shown. Enter on a changed question opens it (app.open_question)."""
 
@@ -28,7 +36,7 @@ class TuningPanel(Vertical):
             yield OptionList(id="tuning-changed")
             with Vertical(id="tuning-histogram-side"):
                 yield Static(id="tuning-histogram-head")  # the legend stays in view while the bars scroll
-                with VerticalScroll(id="tuning-histogram-box"):
+                with HistogramBox(id="tuning-histogram-box"):
                     yield Static(id="tuning-histogram")
 
     def on_mount(self) -> None:
@@ -63,15 +71,18 @@ class TuningPanel(Vertical):
             return
         self.call_after_refresh(self.draw_histogram, baseline, cutoff)  # once the list has taken its width (or none)
 
-    def on_resize(self) -> None:
+    def redraw(self) -> None:
         if self.drawn is not None:
             self.call_after_refresh(self.draw_histogram, *self.drawn)  # the bars take the new width
 
     def draw_histogram(self, baseline: Scores, cutoff: float) -> None:
-        """calibrate's histogram of the baseline's best distances, scrolled to keep the cutoff line in the middle."""
+        """calibrate's histogram of the baseline's best distances, scrolled to keep the cutoff line in the middle.
+        Not before the box has a width: its first resize draws it then (HistogramBox)."""
         self.drawn = (baseline, cutoff)
-        box = self.query_one("#tuning-histogram-box", VerticalScroll)
-        lines = histogram(baseline.measured(), cutoff, columns=box.scrollable_content_region.width or 40, bin_width=PANEL_BIN)
+        box = self.query_one("#tuning-histogram-box", HistogramBox)
+        if not box.scrollable_content_region.width:
+            return
+        lines = histogram(baseline.measured(), cutoff, columns=box.scrollable_content_region.width, bin_width=PANEL_BIN)
         head, *lines = lines
         self.query_one("#tuning-histogram-head", Static).update(Content.from_rich_text(head))
         self.query_one("#tuning-histogram", Static).update(Content("\n").join(Content.from_rich_text(line) for line in lines))
