@@ -16,7 +16,8 @@ from pathlib import Path
 import guide_tui.extractive as extractive
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from outcomes import outcomes, question_sets, retrievers, summary  # noqa: E402
+from outcomes import outcomes, retrievers, summary  # noqa: E402
+from question_sets import question_sets  # noqa: E402
 
 
 def main(originals_index: str, *sweeps: str) -> None:
