@@ -566,7 +566,7 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
     if moved := moved_clause(claim, [said[n] for n in fits], elsewhere, settings):
         judgement.problem = ("place", f"the guide says this of {join(moved.places)}, not {join(claim.places)}", moved)
         return judgement
-    if judgement.support < settings.support:
+    if judgement.support < settings.support and not values_given(claim, [said[n] for n in sorted(related)]):
         moved = max(elsewhere, key=lambda s: claim.vector @ s.vector, default=None)
         if moved is not None and claim.vector @ moved.vector >= settings.support:
             judgement.problem = ("place", f"the guide says this of {join(moved.places)}, not {join(claim.places)}", moved)
@@ -581,6 +581,22 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
     if added := added_words(claim, leaned_on, said, embedder, settings):
         judgement.problem = ("added", f"adds what the guide does not say ({', '.join(added)})", best)
     return judgement
+
+
+def values_given(claim: Said, related: list[Said]) -> bool:
+    """One related sentence gives every value of the claim ("at 23:00" where it says "up to 11pm"): the claim is
+    about what that sentence is about, however far apart the two are in words."""
+    values = [v for clause in claim.clauses for v in clause.values]
+    anchored = any(v.kind in EXACT_KINDS for v in values)  # a month or a day is said of too much to tie a claim to a sentence
+    return anchored and any(all(any(same_value(v, w) for w in s.values) for v in values) for s in related)
+
+
+def same_value(mine: Value, theirs: Value) -> bool:
+    """The same kind and amount, and for a count the same thing counted ("three inns" is not "three levels")."""
+    return mine.kind == theirs.kind and mine.matches(theirs) and (mine.kind != "count" or stem(mine.counted or "") == stem(theirs.counted or ""))
+
+
+EXACT_KINDS = frozenset({"clock", "price", "duration", "distance", "count", "year"})
 
 
 CONCLUDING = [

@@ -624,6 +624,20 @@ def test_chunks_beyond_the_cutoff_are_no_evidence(retriever, bundled_index):
     assert check.unsupported == [claim] and check.citations == []
 
 
+def test_a_short_claim_whose_exact_values_one_sentence_gives_is_about_that_sentence(hits_for, bundled_index):
+    """"8000 residents" is all the claim says and the guide's long opening sentence gives it: far apart in words, the
+    same fact. A wrong number is still a wrong value, and a season alone ties a claim to no sentence."""
+    question = "How many people live in Halden Bay?"
+    check = lambda claim: check_claims(claim, hits_for(question), bundled_index.embedder, chunks=bundled_index.chunks).flags  # noqa: E731
+    assert check("Halden Bay has 8000 residents [guide_halden_bay.md].") == []
+    (flag,) = check("Halden Bay has 9000 residents [guide_halden_bay.md].")
+    assert flag.kind == "value" and "9000" in flag.reason
+    winter = "What is Brightwater like in winter?"
+    claim = "Brightwater largely shuts down in winter [guide_seasons.md]."
+    (flag,) = check_claims(claim, hits_for(winter), bundled_index.embedder, chunks=bundled_index.chunks).flags
+    assert flag.kind == "place"  # "winter" alone does not tie it to the sentence saying Brightwater carries on
+
+
 def test_a_number_whose_unit_is_left_to_the_reader_is_still_compared(hits_for, bundled_index):
     """"another twenty" after "35 minutes" is the guide's "20 more minutes"; "another forty" is not."""
     question = "How do I get to Corry Vale?"
