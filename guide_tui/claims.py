@@ -681,10 +681,14 @@ THING_BEFORE = frozenset(
 its first two words ("live music plays") and a word before "is", "are", "has" or "have"."""
 
 
+ORDER_WORDS = frozenset("first last next only same other own whole usual".split())
+"""Adjectives that place or single out a thing the guide names ("the last train") rather than name one."""
+
+
 def names_a_thing(word: str, clause: str) -> bool:
     """Is the word a thing (a noun, or the adjective before one) rather than a verb or adverb? An added way of
     saying what the guide says ("cross on foot", "drive around") is no added fact; an added café is."""
-    if word.endswith(("ing", "ed", "ly")):
+    if word.endswith(("ing", "ed", "ly")) or word in ORDER_WORDS:
         return False
     words = WORD.findall(normalised(clause))
     return any(

@@ -394,6 +394,8 @@ def test_each_failure_kind_is_flagged_with_its_reason_and_source(hits_for, bundl
 
 # Paraphrases of many styles a small model writes; none should be flagged.
 PARAPHRASES = [
+    ("When do trains leave Marchwood for Brightwater?",  # "last" singles out a train the guide runs until 11pm: no added thing
+     "The last train to Brightwater leaves Marchwood at 23:00 [guide_marchwood.md]."),
     ("Is there a bus into Corry Vale?",  # "seats free": free for the taking, not of charge
      "Only the school bus goes into the valley, and it takes other passengers when it has seats free [guide_corry_vale.md]."),
     ("Where can I eat in Thornby Wells?",  # Marchwood only compared with: the four places are Thornby Wells'
