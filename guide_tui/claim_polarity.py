@@ -58,12 +58,17 @@ cards only" is "takes no cash", "only accepts its own tickets" is "accepts no ot
 "merely advisory")."""
 """Opposite pairs whose second side denies what follows it too: "closed on Mondays", "banned on the headland"."""
 
+CLOSING_TIME = r"(?:\d|(?:noon|midday|midnight|dusk|dawn|sunset|lunchtime|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)"
+"""What "closes at" or "closing by" names as a closing time, which says when it is open, not that it is shut ("closing by
+November" does)."""
+
 OPPOSITES: dict[str, tuple[str, str]] = {
     # concept: (pattern of one side, pattern of the other); a clause takes a side, a negator flips it
     "open": (
         r"\bopen(?:s|ed)?\b(?!-air)|\breopens?\b|\bunlocked\b|\bkeeps? going\b|\bstays? open\b|\bcarries on\b|\baround the clock\b"
         r"|\b24 hours\b|\ball hours\b|\bin full swing\b|\bgoing strong\b",
-        r"\bclos(?:es|ed|ing)\b|\bclose(?: (?:altogether|entirely|completely|fully|early|down))?(?= (?:on|at|by|for|in|from|until|till)\b)"
+        rf"\bclosed\b|\bclos(?:es|ing)\b(?! (?:at|by) {CLOSING_TIME})"
+        rf"|\bclose(?: (?:altogether|entirely|completely|fully|early|down))?(?= (?:on|at|by|for|in|from|until|till)\b)(?! (?:at|by) {CLOSING_TIME})"
         r"|\bclose (?:early|down|completely|altogether|entirely)\b|\bshut(?:s|ting)?\b|\blocked\b"
         r"|\bshuts? down\b|\blimited (?:hours|times|opening hours)\b",
     ),

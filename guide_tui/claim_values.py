@@ -351,7 +351,8 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"|\b(?:(?:at|by|until|till|from|before|after) )?(?:{NUMBER}|{HOUR})(?: o'clock)? (?:in the (?:morning|afternoon|evening)|at night)\b"
         rf"|\b(?:{'|'.join(NAMED_TIMES)}|{'|'.join(SYMBOLIC_TIMES)})\b"
         rf"|\b(?:from |between )?(?:{HOUR}(?:{MERIDIEM})?|noon|midday)\s*(?:to|-|–|until|till|and)\s*{HOUR}(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}"
-        rf"|\b(?:(?:from|between) (?:{WORD_TIME}|{HOUR}|noon|midday)|noon|midday)(?:{MERIDIEM})? (?:to|until|till|and) (?:{WORD_TIME}|noon|midday|midnight)"
+        rf"|\b(?:(?:from|between|opens?) (?:{WORD_TIME}|{HOUR}|noon|midday)|noon|midday)(?:{MERIDIEM})?"
+        rf" (?:to|until|till|and) (?:{WORD_TIME}|noon|midday|midnight)"
         rf"(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}(?! (?:of|or|more|other)\b)"
         rf"|\b{WORD_TIME}{MERIDIEM}|\b(?:{HOUR_WORDS}|one|\d{{1,2}}) o'clock\b"
         rf"|\b(?:(?:from|between) (?:{WORD_TIME}|{HOUR})(?= (?:to|until|till|and) {SPOKEN_TIME})|{HOUR}(?= (?:to|until|till) {SPOKEN_TIME}))"
@@ -416,6 +417,8 @@ def values_in(sentence: str) -> list[Value]:
                 continue
             if kind == "duration" and match.group(0).startswith("one ") and THE_BEFORE.search(lowered[max(0, start - 8) : start]):
                 continue  # "the one day of the week it is closed": the only day, not a day long
+            if kind == "duration" and match.group(0).startswith(("a ", "an ")) and COUNT_BEFORE.search(lowered[max(0, start - 12) : start]):
+                continue  # "four a day": a rate, as "four buses a day" is, not a day long
             values = read(kind, match.group(0), sentence[start:end].strip(), start)
             if values:
                 taken[start:end] = [True] * (end - start)
@@ -424,6 +427,7 @@ def values_in(sentence: str) -> list[Value]:
 
 
 THE_BEFORE = re.compile(r"\bthe\s+$")
+COUNT_BEFORE = re.compile(rf"\b(?:{NUMBER})\s+$")
 
 
 OUTSIDE_BEFORE = re.compile(r"\boutside\s+(?:of\s+)?(?:the\s+)?$")

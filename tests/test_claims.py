@@ -394,6 +394,12 @@ def test_each_failure_kind_is_flagged_with_its_reason_and_source(hits_for, bundl
 
 # Paraphrases of many styles a small model writes; none should be flagged.
 PARAPHRASES = [
+    ("When is the Givens Mill tearoom open?",  # "opens ten till four": two clock times, not a count of ten
+     "It opens ten till four daily, apart from Tuesday [guide_givens_mill.md]."),
+    ("How long does the bus from Brightwater to Givens Mill take?",  # "four a day" is a rate, not a day long
+     "The bus takes half an hour and there are four a day on weekdays [guide_givens_mill.md]."),
+    ("When are the Thornby Wells gardens open?",  # a closing time says when it is open, as "stay open until dusk" does
+     "The gardens behind the pump room close at dusk [guide_thornby_wells.md]."),
     ("When do trains leave Marchwood for Brightwater?",  # "last" singles out a train the guide runs until 11pm: no added thing
      "The last train to Brightwater leaves Marchwood at 23:00 [guide_marchwood.md]."),
     ("Is there a bus into Corry Vale?",  # "seats free": free for the taking, not of charge
