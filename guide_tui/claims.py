@@ -391,10 +391,11 @@ def read(texts: list[str], places: list[frozenset[str]], embedder: Embedder, tow
 def continues(sentence: str, before: tuple[str, int], clause: tuple[str, int]) -> bool:
     """Does the clause go on with the one before it, after nothing but a comma ("nowhere within four miles,
     in either direction, offers a room"), rather than start a statement of its own ("..., but it is"; "no
-    public transport, its villages lie miles apart")?"""
+    public transport, its villages lie miles apart"; "prices don't swing much, staying moderate")?"""
     gap = sentence[before[1] + len(before[0]) : clause[1]]
     return gap.strip() == "," and not re.match(
-        r"(?:and|but|or|so|while|whereas|though|although|because|since|as|which|who|its|their|it|they|there|the|this|these|those)\b",
+        r"(?:and|but|or|so|while|whereas|though|although|because|since|as|which|who|its|their|it|they|there|the|this|these|those"
+        r"|(?!including)[a-z]+ing)\b",  # "..., staying moderate all year": a participle says something of its own
         clause[0].lower(),
     )
 

@@ -394,6 +394,10 @@ def test_each_failure_kind_is_flagged_with_its_reason_and_source(hits_for, bundl
 
 # Paraphrases of many styles a small model writes; none should be flagged.
 PARAPHRASES = [
+    ("Is there a bus into Corry Vale?",  # "when seats are free": free for the taking, not of charge
+     "The school bus is the only way in, and it picks up other people when seats are free [guide_corry_vale.md]."),
+    ("Where can I stay in Thornby Wells?",  # a participle after a denial says something of its own: not "not all year"
+     "Room rates don't jump around, staying moderate right through the year [guide_thornby_wells.md]."),
     ("When is the Givens Mill tearoom open?",  # "opens ten till four": two clock times, not a count of ten
      "It opens ten till four daily, apart from Tuesday [guide_givens_mill.md]."),
     ("How long does the bus from Brightwater to Givens Mill take?",  # "four a day" is a rate, not a day long
