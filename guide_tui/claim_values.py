@@ -86,7 +86,7 @@ DIMENSIONS = {  # what a value of each kind measures: "gains 400 m of height" ad
 TAKEN_OR_FREE = ("seat", "space", "place", "table", "room", "bed")
 """Things that are free for the taking, not of charge: "if it has seats free", "when seats are free", "a free table"."""
 FREE = (
-    r"(?<![\w-])" + "".join(f"(?<!{thing}s )(?<!{thing}s are )(?<!{thing} is )" for thing in TAKEN_OR_FREE) + r"free(?![\w-])"
+    r"(?<![\w-])free(?![\w-])" + "".join(f"(?<!{thing}s free)(?<!{thing}s are free)(?<!{thing} is free)" for thing in TAKEN_OR_FREE) +
     r"(?! of (?:steps|traffic|crowds))(?! (?:" + "|".join(f"{thing}s?" for thing in TAKEN_OR_FREE) + r"|time)\b)"
     r"|costs? nothing|(?:at|for) no (?:cost|charge)|no charge|free of charge"
     r"|for nothing|without charge|(?:doesn't|does not|won't) cost (?:anything|a penny)"
