@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from guide_tui.asked import DENIALS
+from guide_tui.claim_values import HOUR_WORDS, NAMED_TIMES
 from guide_tui.paths import BUNDLED_MODEL
 
 NEGATORS = frozenset(DENIALS) | frozenset(
@@ -58,8 +59,9 @@ cards only" is "takes no cash", "only accepts its own tickets" is "accepts no ot
 "merely advisory")."""
 """Opposite pairs whose second side denies what follows it too: "closed on Mondays", "banned on the headland"."""
 
-CLOSING_TIME = r"(?:\d|(?:noon|midday|midnight|dusk|dawn|sunset|lunchtime|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)"
-"""What "closes at" or "closing by" names as a closing time, which says when it is open, not that it is shut ("closing by
+CLOSING_TIME = rf"(?:\d|(?:{'|'.join(NAMED_TIMES)}|dusk|dawn|sunset|lunchtime|one|{HOUR_WORDS})\b)"
+NOT_AT_A_CLOSING_TIME = rf"(?! (?:at|by) {CLOSING_TIME})"
+"""Not "closes at" or "closing by" a time of day: a closing time says when it is open, not that it is shut ("closing by
 November" does)."""
 
 OPPOSITES: dict[str, tuple[str, str]] = {
@@ -67,8 +69,8 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "open": (
         r"\bopen(?:s|ed)?\b(?!-air)|\breopens?\b|\bunlocked\b|\bkeeps? going\b|\bstays? open\b|\bcarries on\b|\baround the clock\b"
         r"|\b24 hours\b|\ball hours\b|\bin full swing\b|\bgoing strong\b",
-        rf"\bclosed\b|\bclos(?:es|ing)\b(?! (?:at|by) {CLOSING_TIME})"
-        rf"|\bclose(?: (?:altogether|entirely|completely|fully|early|down))?(?= (?:on|at|by|for|in|from|until|till)\b)(?! (?:at|by) {CLOSING_TIME})"
+        rf"\bclosed\b|\bclos(?:es|ing)\b{NOT_AT_A_CLOSING_TIME}"
+        rf"|\bclose(?: (?:altogether|entirely|completely|fully|early|down))?(?= (?:on|at|by|for|in|from|until|till)\b){NOT_AT_A_CLOSING_TIME}"
         r"|\bclose (?:early|down|completely|altogether|entirely)\b|\bshut(?:s|ting)?\b|\blocked\b"
         r"|\bshuts? down\b|\blimited (?:hours|times|opening hours)\b",
     ),

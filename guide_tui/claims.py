@@ -551,7 +551,8 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
     related = {n for n in fits if scores[n] >= settings.related}
     for clause in claim.clauses:
         related.update(n for n in fits if max(c.vector @ clause.vector for c in said[n].clauses) >= settings.related)
-    evidence = [said[n] for n in sorted(related)] or [best]
+    related_said = [said[n] for n in sorted(related)]
+    evidence = related_said or [best]
     for clause in claim.clauses:
         for value in clause.values:
             if problem := value_problem(value, clause, claim, evidence, elsewhere, settings):
@@ -567,7 +568,7 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
     if moved := moved_clause(claim, [said[n] for n in fits], elsewhere, settings):
         judgement.problem = ("place", f"the guide says this of {join(moved.places)}, not {join(claim.places)}", moved)
         return judgement
-    if judgement.support < settings.support and not values_given(claim, [said[n] for n in sorted(related)]):
+    if judgement.support < settings.support and not values_given(claim, related_said):
         moved = max(elsewhere, key=lambda s: claim.vector @ s.vector, default=None)
         if moved is not None and claim.vector @ moved.vector >= settings.support:
             judgement.problem = ("place", f"the guide says this of {join(moved.places)}, not {join(claim.places)}", moved)
@@ -594,7 +595,12 @@ def values_given(claim: Said, related: list[Said]) -> bool:
 
 def same_value(mine: Value, theirs: Value) -> bool:
     """The same kind and amount, and for a count the same thing counted ("three inns" is not "three levels")."""
-    return mine.kind == theirs.kind and mine.matches(theirs) and (mine.kind != "count" or stem(mine.counted or "") == stem(theirs.counted or ""))
+    return mine.kind == theirs.kind and mine.matches(theirs) and (mine.kind != "count" or counts_the_same(mine, theirs))
+
+
+def counts_the_same(mine: Value, theirs: Value) -> bool:
+    """Two counts of the same thing, by stem ("three inns" and "one inn"), or two bare numbers."""
+    return stem(mine.counted or "") == stem(theirs.counted or "")
 
 
 EXACT_KINDS = frozenset({"clock", "price", "duration", "distance", "count", "year"})
@@ -838,7 +844,7 @@ def count_problem(value: Value, related: list[Said]) -> tuple[str, str, Said] | 
     """A count of something the guide counts differently ("four cafés" where it says "two cafés")."""
     if value.kind != "count" or not value.counted or stem(value.counted) is None:
         return None
-    same = [(v, s) for s in related for v in s.values if v.kind == "count" and v.counted and stem(v.counted) == stem(value.counted)]
+    same = [(v, s) for s in related for v in s.values if v.kind == "count" and v.counted and counts_the_same(value, v)]
     uncounted = [v for s in related for v in s.values if v.kind == "count" and not v.counted]  # "and the smallest has 140."
     if not same or any(value.matches(v) for v in [v for v, _ in same] + uncounted):
         return None
