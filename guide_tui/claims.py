@@ -1255,12 +1255,13 @@ def read_evidence(
     hits: list[Hit], embedder: Embedder, chunks: list[Chunk] | None = None
 ) -> tuple[Guides, list[Chunk], dict[str, list[Chunk]]]:
     """Read the chunks an answer is checked against, in one batch (the Ollama answerer calls it while the model
-    writes, so the check itself reads only the answer's sentences). Returns the guides, the shown chunks, and
-    per guide file the shown chunks it holds (holders)."""
+    writes, so the check itself reads only the answer's sentences): the shown chunks and the rest of the guides
+    holding them, which a claim citing one of those guides may be held by. Returns the guides, the shown chunks,
+    and per guide file the shown chunks it holds (holders)."""
     guides = guides_of(tuple(chunks if chunks is not None else [h.chunk for h in hits]))
     shown = list({hit.chunk.chunk_id: hit.chunk for hit in hits}.values())
     holder = holders(shown, guides)
-    read_chunks([copy for pool in holder.values() for copy in pool], guides, embedder)  # none if read already
+    read_chunks([copy for pool in holder.values() for copy in pool] + chunks_of(list(holder), guides), guides, embedder)
     return guides, shown, holder
 
 

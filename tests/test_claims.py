@@ -705,10 +705,12 @@ def test_evidence_read_while_the_model_writes_leaves_the_check_only_the_answers_
     reads = []
     real_read = claims.read
     monkeypatch.setattr(claims, "read", lambda texts, *rest, **options: reads.append(options.get("evidence", False)) or real_read(texts, *rest, **options))
-    answer = "Marchwood's trams run until midnight [guide_marchwood.md]."
+    assert "When to go" not in {hit.chunk.section for hit in hits}
+    answer = "Marchwood's trams run until midnight [guide_marchwood.md]. Hotel prices double in the conference weeks of March and October [guide_marchwood.md]."
     check = check_claims(answer, hits, retriever.index.embedder, chunks=retriever.index.chunks)
     assert check.unsupported == []
-    assert reads == [False]  # the answer's sentences; no guide chunk is read again
+    assert [citation.section for citation in check.citations][-1] == "When to go"  # held by a chunk not shown
+    assert reads == [False]  # the answer's sentences; no guide chunk is read again, not even the cited guide's unshown ones
 
 
 def test_a_guide_cited_but_not_shown_counts_when_it_holds_the_claim_and_what_was_shown_says_it_too(hits_for, bundled_index):
