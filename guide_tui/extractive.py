@@ -68,7 +68,7 @@ QUESTION_WORDS = frozenset(
     with within without won would wouldn you your whatever whenever wherever whichever whoever however
     many long far often time times
     arrive arriving reach head heading come coming leave leaving visit visiting visitor visitors stay staying spend
-    see seeing look looking looks watch find use using try make take taking bring like know tell say think plan
+    see seeing look looking looks watch find use using try make take taking catch catching bring like know tell say think plan
     planning recommend manage expect able worth worthwhile best good better great nice proper decent right well
     actually generally usually normally typically sometimes pretty quite especially exactly roughly main little
     lot lots bit kind sort part start end side way thing things place places area areas region town towns trip

@@ -278,6 +278,12 @@ def test_whether_a_thing_exists_is_asked_of_what_it_is_and_of_either_side_of_an_
         assert answer.verdicts[0].features["absent_thing"] == 0.0
 
 
+def test_catching_a_train_asks_about_the_train_as_taking_one_does(retriever) -> None:
+    """"catch" says how one travels, like "take", and is no subject word the guide must use."""
+    answer, _ = ask(retriever, "Is there a train I can catch to Kestrelford?")
+    assert not answer.refused and "no railway station" in answer.text
+
+
 def test_a_question_about_how_to_pay_is_answered_by_the_means_the_guide_names(retriever) -> None:
     answer = answer_question(retriever, "Can I pay cash at the ticket machine at Brightwater station?", generator="extractive")
     assert not answer.refused and "cards only" in answer.text
