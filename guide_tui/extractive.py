@@ -84,6 +84,9 @@ NOT_PLACES = DAY_AND_MONTH_NAMES | {"I", "Easter", "Victorian", "Saxon"}
 ROOT_LETTERS = 4  # shorter starts and ends ("bus", "ing") are not a shared root
 SIMILAR_WORD = 0.6  # word-vector cosine at which two words count as the same subject ("bike" ~ "cycling")
 KIND_COVERS = SIMILAR_WORD  # "evening" is covered by "6 to 8:30", but less surely than by "evening" itself
+SINGULAR = re.compile(r"(?:(?<=[sxz])|(?<=[cs]h))es\b|(?<![su])s\b")
+"""A plural's ending: "buses" -> "bus", "beaches" -> "beach", "walks" -> "walk" ("pass", "bus" keep theirs)."""
+HEADING_COVERS = SIMILAR_WORD  # "bus" is covered by a sentence under "Buses" that says "operators", less surely than by "bus"
 
 
 @dataclass
@@ -134,6 +137,7 @@ class Analysed:
         copies = np.bincount(retriever.same_as, minlength=len(retriever.same_as))  # chunks per distinct body
         self.chunk_shared = copies[retriever.same_as] > 1
         self.places: dict[frozenset[str], Sentence] = {}
+        self.headings: dict[int, frozenset[str]] = {}
         self.inherited_towns: dict[int, dict[int, set[str]]] = {}
         """Per region-wide chunk, paragraph_towns: its paragraphs split once, not once per sentence."""
         self.known_words = set(stored.known_words)
@@ -184,6 +188,14 @@ class Analysed:
         naming[naming_rows] = True
         region_wide = (self.chunk_town < 0)[self.unit_chunk]
         return np.flatnonzero(in_guide | (region_wide & naming))
+
+    def heading_stems(self, chunk: int) -> frozenset[str]:
+        """The stems of the chunk's section heading, its frame words left out ("Getting around": get, around)."""
+        if chunk not in self.headings:
+            section = self.chunks[chunk].section
+            singular = SINGULAR.sub("", section.lower())  # "Buses": the stemmer keeps "buse"
+            self.headings[chunk] = frozenset(stem_run(section, self, HEADING_FRAME) + stem_run(singular, self, HEADING_FRAME))
+        return self.headings[chunk]
 
     def stem(self, word: str) -> str | None:
         """The word as the keyword index stems it; None for a stop word."""
@@ -559,6 +571,8 @@ def coverage(subject: Subject, sentence: Sentence, facts: Analysed) -> np.ndarra
             result[n] = 1.0
         elif any(sentence.holds(kind) for kind in KINDS_OF_WORD.get(word, ())):
             result[n] = max(result[n], KIND_COVERS)
+        elif sentence.chunk >= 0 and facts.stem(word) in facts.heading_stems(sentence.chunk):
+            result[n] = max(result[n], HEADING_COVERS)
     return result
 
 

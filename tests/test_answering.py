@@ -9,7 +9,7 @@ from guide_tui.answering import answer_question
 from guide_tui.answers import REFUSAL
 from guide_tui.asked import asked_kinds
 from guide_tui.chunking import sentences
-from guide_tui.extractive import analysed, find_evidence, gives, qualifiers, subject_of
+from guide_tui.extractive import SIMILAR_WORD, SINGULAR, analysed, coverage, find_evidence, gives, qualifiers, subject_of
 from guide_tui.questions import load_questions
 
 QUESTIONS = load_questions()
@@ -233,6 +233,22 @@ def test_how_many_is_given_by_a_count_not_by_a_price_a_time_or_a_year(retriever)
     assert tower.holds("number")  # a digit is there: the price and the century
     assert not gives("number", tower, subject, facts)
     assert gives("number", population, subject, facts)
+
+
+def test_a_sentence_covers_a_word_its_section_heading_holds(retriever) -> None:
+    """"The Elder Ness pub serves food from 12 to 2" is under "Eat and drink": it is about drink, as the heading says,
+    though less surely than a sentence saying "drink"; the same pub's rooms, under "Where to stay", are not."""
+    facts = analysed(retriever)
+    subject = subject_of("Where can I get a drink in Elder Ness?", facts)
+    covered = {}
+    for ordinal, chunk in enumerate(facts.chunks):
+        if chunk.file == "guide_elder_ness.md":
+            for row in facts.rows_of(ordinal):
+                covered[facts.sentences[row].text.split(",")[0]] = float(coverage(subject, facts.sentences[row], facts)[0])
+    assert covered["Elder Ness has one pub"] == pytest.approx(SIMILAR_WORD)
+    assert covered["Nothing else on Elder Ness sells food or drink."] == 1.0
+    assert covered["The Elder Ness pub offers four rooms."] < SIMILAR_WORD
+    assert [SINGULAR.sub("", heading) for heading in ("buses", "beaches", "walks", "passes", "bus")] == ["bus", "beach", "walk", "pass", "bus"]
 
 
 def test_how_much_cheaper_is_given_by_a_proportion_said_with_a_verb() -> None:
