@@ -167,7 +167,10 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (_pattern(r"\bhow early\b"), ("clock", "duration")),  # a time of day, or how far ahead ("how early should I book?")
     (_pattern(r"\bwhat times?\b|\bhow late\b|\b(?:until|till|by) what\b|\bwhat hours?\b|\bopening (?:hours|times)\b"), ("clock",)),
     (_pattern(r"(?:^|[.?!,;:\u2013\u2014-]\s*)when\b|\b(?:until|since|till) when\b"), WHEN),  # not "shut when it's windy"
-    (_pattern(r"\bhow much time\b|\bhow long (?:does|do|did|will|would|should)\b"), ("duration",)),
+    (  # "journey time", "driving time": how long it takes ("bus times" and "train times" are a timetable)
+        _pattern(r"\bhow much time\b|\bhow long (?:does|do|did|will|would|should)\b|\b(?:journey|travel|travelling|drive|driving|walking|cycling) times?\b"),
+        ("duration",),
+    ),
     (_pattern(r"\bhow long\b"), ("duration", "distance")),  # "how long is the river walk": 4 miles or 2 hours
     (_pattern(r"\bhow far\b"), ("distance", "duration")),
     (_pattern(r"\bhow often\b|\bhow frequent"), ("frequency",)),

@@ -200,6 +200,8 @@ def test_unknown_generator_is_a_programming_error(retriever) -> None:
         ("How tall is the church tower?", [("measure",)]),
         ("What is the pub in Elder Ness called?", [("name",)]),
         ("How much time do I need for the museum?", [("duration",)]),
+        ("train from Marchwood to the spa town: journey time?", [("duration",)]),  # how long it takes
+        ("bus times to Kestrelford?", []),  # a timetable, not how long
         ("How long has the market been trading?", [("year",)]),
         ("Which walk gets shut when it's very windy?", [("place",)]),
         ("Why can't I get a train there?", [("reason",)]),
