@@ -142,7 +142,7 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (
         _pattern(
             r"\b(?:phone|telephone|mobile|contact) (?:number|no\b|details)|\bnumber (?:to (?:call|ring|text)|for (?:a|an|the)\b)"
-            r"|\bweb ?site\b|\be-?mail\b"
+            r"|\bweb ?site\b|\be-?mail\b|\bpost ?codes?\b|\bzip ?codes?\b"
         ),
         ("contact",),
     ),
@@ -165,7 +165,7 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (_pattern(r"\b(?:which|what)(?: \w+)? (?:months?|seasons?)\b|\btime of (?:the )?year\b"), ("month",)),
     (_pattern(r"\b(?:which|what)(?: \w+)? days?\b"), ("day",)),
     (_pattern(r"\bhow early\b"), ("clock", "duration")),  # a time of day, or how far ahead ("how early should I book?")
-    (_pattern(r"\bwhat times?\b|\bhow late\b|\b(?:until|till|by) what\b|\bwhat hours?\b|\bopening (?:hours|times)\b"), ("clock",)),
+    (_pattern(r"\bwhat times?\b|\bhow late\b|\b(?:until|till|by) what\b|\bwhat hours?\b|\bopening (?:hours|times)\b|\b(?:exact|precise) times?\b"), ("clock",)),
     (_pattern(r"(?:^|[.?!,;:\u2013\u2014-]\s*)when\b|\b(?:until|since|till) when\b"), WHEN),  # not "shut when it's windy"
     (  # "journey time", "driving time": how long it takes ("bus times" and "train times" are a timetable)
         _pattern(r"\bhow much time\b|\bhow long (?:does|do|did|will|would|should)\b|\b(?:journey|travel|travelling|drive|driving|walking|cycling) times?\b"),

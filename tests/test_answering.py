@@ -212,6 +212,8 @@ def test_unknown_generator_is_a_programming_error(retriever) -> None:
         ("got a number to call for the Brightwater cab firm?", [("contact",)]),
         ("What's the phone number of the guesthouse?", [("contact",)]),  # a detail only a sentence holding one answers
         ("Is there a website for the mill tours?", [("contact",)]),
+        ("What's the postcode of the harbour car park?", [("contact",)]),  # a detail only a sentence holding one answers
+        ("What is the exact time of high tide tomorrow?", [("clock",)]),
         ("Which platform does the coastal train use?", [("identifier",)]),
         ("what number bus goes out to the beach", [("identifier",)]),
         ("Which tram line runs past the cathedral?", [("identifier",)]),
