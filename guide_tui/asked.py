@@ -239,6 +239,15 @@ SPARED = re.compile(rf"\b(?:avoid(?:ing)?|without|doesn'?t|don'?t|isn'?t|aren'?t
 rip-off prices"): no amount asked."""
 
 
+PRICES_MOVE = re.compile(
+    rf"^\s*(?:do|does|did|will|would|are|is|have|has)\b.*?\b(?:{'|'.join(AMOUNT_WORDS.split())})\b(?:\s+[\w'-]+){{0,3}}?\s+"
+    r"(?:go(?:es)? (?:up|down)|shoot(?:s)? up|rise|rises|increase|increases|jump|jumps|drop|drops|fall|falls|soar|soars|double|doubles"
+    r"|higher|lower|dearer|cheaper|change|changes|vary|varies)\b"
+)
+"""Whether prices move ("Do hotel prices shoot up in summer?", "Are fares higher at weekends?"): asked yes or no, and
+answered by "double", "halve" or "stable year-round" as surely as by an amount."""
+
+
 ASKED_TO_NAME = re.compile(r"(?:^|(?<=[.!?;:]\s))\s*(?:please\s+)?(?:(?:can|could|would) you\s+)?name\b")
 """An opening "name ..." asks to list things ("Name the main sights"), not for what something is called."""
 
@@ -250,6 +259,8 @@ def asked_kinds(question: str) -> list[tuple[str, ...]]:
     if any(sentence.endswith("?") for sentence in sentences):
         question = " ".join(sentence for sentence in sentences if not sentence.endswith((".", "!")))
     remaining = ASKED_TO_NAME.sub(" ", SPARED.sub(" ", question.lower()))
+    if PRICES_MOVE.search(remaining):
+        remaining = AMOUNT_WORD_CUE.sub(" ", remaining)
     groups, by_price_word = [], []
     for cue, kinds in ASKED:
         if cue.search(remaining):

@@ -222,10 +222,20 @@ def test_unknown_generator_is_a_programming_error(retriever) -> None:
         ("How early do I need to book Sunday lunch?", [("clock", "duration")]),  # a time of day, or "a week ahead"
         ("how much to climb the church tower?", [("amount", "number")]),  # a price, or how much of something
         ("Harbour prices are mad. Where else can I eat?", [("place",)]),  # a statement before the question asks nothing
+        ("Do hotel prices in Thornby Wells go up in summer?", []),  # whether prices move: "steady all year" answers it
+        ("Are fares higher at weekends?", []),
+        ("Is the entry fee more than £5?", [("amount",)]),  # a threshold: only an amount answers it
     ],
 )
 def test_what_the_question_asks_for(question, kinds) -> None:
     assert asked_kinds(question) == kinds
+
+
+def test_whether_prices_move_is_answered_without_an_amount(retriever) -> None:
+    answer, _ = ask(retriever, "Do hotel prices in Thornby Wells shoot up in the summer?")
+    assert not answer.refused
+    assert "moderate and steady all year" in answer.text
+    assert answer.citations[0].file == "guide_thornby_wells.md"
 
 
 def test_how_many_is_given_by_a_count_not_by_a_price_a_time_or_a_year(retriever) -> None:
