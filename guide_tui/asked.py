@@ -323,8 +323,10 @@ VALUE_PLURALS = "hours|times|prices|fares|costs|fees|charges|rates|days|months|m
 """Words ending in s that ask for one value ("what are the opening hours") or are a verb ("what does")."""
 PLURAL = rf"(?!(?:{VALUE_PLURALS})\b)[a-z][a-z-]{{2,}}(?<!ss)(?<!us)(?<!is)s\b"
 """A plural noun, any: "walks", "sights", "must-sees" (a list asked for by a noun no table names is still a list)."""
+MODIFIER = rf"(?!(?:{AUXILIARIES.replace(' ', '|')}|{SUBJECTS.replace(' ', '|')})\b)[a-z-]+\s+"
+"""One word before the plural, no auxiliary or pronoun: "which back streets", not "what do tickets cost"."""
 LIST_CUE = _pattern(
-    rf"\b(?:what|which)\s+(?:(?:are|were)\s+(?:the\s+|some\s+|any\s+)?(?:\w+\s+)?|(?:of\s+the\s+)?){PLURAL}"
+    rf"\b(?:what|which)\s+(?:(?:are|were)\s+(?:the\s+|some\s+|any\s+)?(?:\w+\s+)?|(?:of\s+the\s+)?|{MODIFIER}){PLURAL}"
     rf"|\b(?:any|some|a few|several|top|best|main|must-see)\s+(?:good\s+|nice\s+|decent\s+)?{PLURAL}|\bmust-sees?\b"
     r"|\bwhat(?:'s|’s| is| else is)? there to\b|\bworth (?:seeing|doing|visiting|a visit)\b|\bhighlights?\b|\bnot (?:to )?miss\b"
     r"|\bwhat (?:can|could|should) (?:i|we|you|one) (?:do|see|visit)\b|\blist\b|\b(?:things|places|ideas) (?:to|for)\b"

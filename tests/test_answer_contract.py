@@ -331,6 +331,8 @@ def test_a_list_question_ranks_the_section_its_heading_names_first(retriever) ->
         # a list asked for in words no table of the cue names: any plural noun, an imperative, "where can I eat"
         ("Any good walks near Elder Ness?", True),
         ("Which roads should cyclists avoid?", True),
+        ("In the touristy towns, which back streets are cheaper to eat in?", True),  # one word before the plural
+        ("What do tickets usually cost for a concert?", False),  # an auxiliary before it: a price asked
         ("Top attractions in Brightwater?", True),
         ("main museums in marchwood for a wet day?", True),  # a headline, no question word
         ("Name a few pubs in Halden Bay", True),
