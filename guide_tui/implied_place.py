@@ -30,8 +30,8 @@ class ImpliedPlace:
         return {"town": self.town, "phrase": self.phrase}
 
     def note(self) -> str:
-        """What the app and the CLI say of it: 'read "the headland" as Elder Ness (no town named)'."""
-        return f'read "{self.phrase}" as {self.town} (no town named)'
+        """What the app and the CLI say of it: 'read "the headland" as Elder Ness (described, not named)'."""
+        return f'read "{self.phrase}" as {self.town} (described, not named)'
 
 
 def word_forms(text: str) -> set[str]:

@@ -256,6 +256,9 @@ def clean_question(question: str) -> str:
     return " ".join(printable(question[: MAX_QUESTION_CHARS * 2]).split())[:MAX_QUESTION_CHARS]
 
 
+SETTING_OUT = re.compile(r"\bfrom\s+$", re.IGNORECASE)
+"""Before a town named as where the traveller sets out ("a bus out to the watermill village from Brightwater"): the place
+asked about may still be one described, not named."""
 NAME_WORD = re.compile(r"\w+")  # the words of a town name, as the regex \b sees them
 
 
@@ -633,9 +636,13 @@ class Retriever:
 
     def implied_place(self, question: str) -> ImpliedPlace | None:
         """The town a question describes but does not name ("the headland"), if any."""
-        if self.towns.found_in(question) or not DESCRIBES_A_PLACE.search(question):
+        if not DESCRIBES_A_PLACE.search(question):
             return None
-        return implied_place(question, self.openings)
+        named = self.towns.spans(question)
+        if any(not SETTING_OUT.search(question[:start]) for start, _, _ in named):
+            return None  # a town named as what the question is about
+        found = implied_place(question, self.openings)
+        return None if found is None or found.town in {town for _, _, town in named} else found
 
     def retrieve(self, question: str, k: int = TOP_K) -> Retrieval:
         question = clean_question(question)

@@ -44,6 +44,15 @@ def test_a_question_naming_a_town_is_read_as_written(retriever) -> None:
     assert retrieval.read_as == retrieval.question
 
 
+def test_a_town_named_as_where_the_trip_starts_leaves_the_described_one_to_be_read(retriever) -> None:
+    """"from Brightwater" says where the traveller sets out; the question is about the village it describes."""
+    question = "Can I get a bus out to the watermill village from Brightwater?"
+    assert retriever.implied_place(question).town == "Givens Mill"
+    answer = answer_question(retriever, question, generator="extractive")
+    assert not answer.refused and "guide_givens_mill.md" in {file for file, _ in answer.sources()}
+    assert retriever.implied_place("Can I get a bus out to the watermill village at Brightwater?") is None  # named as the place
+
+
 def test_the_described_town_is_retrieved_and_answered_and_said(retriever) -> None:
     """Without the read-in, the little train question ranks the walking guide and Kestrelford's sights first."""
     retrieval = retriever.retrieve(LITTLE_TRAIN)
@@ -68,7 +77,7 @@ def test_ask_says_how_it_read_the_question(bundled_index) -> None:
         [sys.executable, "-m", "guide_tui", "ask", "--generator", "extractive", LITTLE_TRAIN], capture_output=True, text=True, timeout=120
     )
     assert run.returncode == 0
-    assert 'note: read "the old Victorian resort" as Pellew Sands (no town named)' in run.stderr
+    assert 'note: read "the old Victorian resort" as Pellew Sands (described, not named)' in run.stderr
     assert "land train" in run.stdout
     assert ask_json("Where can I stay on the headland?")["implied_place"]["town"] == "Elder Ness"
     plain = ask_json("Where can I stay in Halden Bay?")
