@@ -25,7 +25,7 @@ NEGATORS = frozenset(DENIALS) | frozenset(
 """Words that deny what follows them in their clause; so does any word ending in "n't"."""
 RARE_DENYING = r" (?:for|that)\b"
 """After "rare", what makes it deny what follows ("it's rare for ...") rather than take the infrequent side."""
-NEGATING_PHRASES = re.compile(rf"\brather than\b|\binstead of\b|\bthan to\b|\brare{RARE_DENYING}")
+NEGATING_PHRASES = re.compile(rf"\brather than\b|\bfar from\b|\binstead of\b|\bthan to\b|\brare{RARE_DENYING}")
 """Phrases that deny what follows: "match Marchwood rather than village levels", "footpaths instead of pavements",
 "it's rare for tickets to sell out" (as "tickets rarely sell out"; "a rare arrangement" denies nothing), the far side of
 "closer to Marchwood than to a village"."""
