@@ -68,15 +68,18 @@ def test_every_quote_is_a_verbatim_sentence_of_a_retrieved_chunk_it_cites(retrie
 
 def test_refusals_are_exactly_the_refusal_sentence_and_name_no_source(retriever) -> None:
     unanswerable = [q for q in QUESTIONS.questions if q.kind != "answerable"]
+    refused = 0
     for question in unanswerable:
         answer, pieces = ask(retriever, question.text)
         if not answer.refused:
             continue
+        refused += 1
         assert answer.text == REFUSAL and pieces == [REFUSAL]
         assert answer.citations == [] and answer.sources() == []
         record = answer.to_json()
         assert record["answer"] == REFUSAL and record["citations"] == []
         assert answer.refusal_reason in {"gate", "answerability"}
+    assert refused >= len(unanswerable) - 2  # the loop checks refusals, so there must be some
 
 
 def test_labelled_refusal_and_answer_rates_meet_the_targets(retriever) -> None:

@@ -27,7 +27,9 @@ def test_the_pooled_rows_show_the_teacher_cosine_and_it_is_in_the_fused_score(re
     best = retrieval.hits[0]
     sims = retriever.teacher_similarities(retrieval.teacher_query, [retriever.index.chunks.index(best.chunk)])
     assert sims[0] == pytest.approx(best.teacher_similarity, abs=1e-6)
-    assert retriever.fusion.teacher_pool >= len(retrieval.hits)
+    (teacher,) = [part for part in best.parts if part.name == "teacher"]
+    assert teacher.weight == retriever.fusion.teacher_weight > 0 and teacher.scaled > 0  # it counts in the fused score
+    assert best.fused_score == pytest.approx(sum(part.value for part in best.parts))
 
 
 def test_a_damaged_teacher_vectors_file_is_a_clear_load_error(tmp_path) -> None:
