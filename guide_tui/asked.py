@@ -22,6 +22,7 @@ PRICE_WORDS = "cost costs charge charges price prices fee fees fare fares pay pa
 
 AMOUNT_WORDS = "cost costs price prices fee fees fare fares charge charges"
 """Words that ask how much money: a sentence must give an amount ("£2", "free"), not just talk of prices."""
+AMOUNT_WORD = rf"\b(?:{'|'.join(AMOUNT_WORDS.split())})\b"  # any one of them, as a whole word
 
 PAYMENT_MEANS = r"cash|cards?|contactless|credit|debit"
 """Ways to pay, as a question names them and a sentence gives them."""
@@ -130,7 +131,7 @@ DETAIL_KINDS = {"payment", "contact", "identifier", "date"}
 """Details only a sentence holding them answers (cash or cards, a phone number, a platform); no retrieval bonus
 (retrieval.VALUE_KINDS: the bonus's columns are stored with the index)."""
 
-AMOUNT_WORD_CUE = _pattern(rf"\b(?:{'|'.join(AMOUNT_WORDS.split())})\b")
+AMOUNT_WORD_CUE = _pattern(AMOUNT_WORD)
 PRICE_WORD_CUE = _pattern(rf"\b(?:{'|'.join(PRICE_WORDS.split())})\b{MEANS_OF_PAYMENT}")
 """A word of price alone: the amount or price asked for, unless the question asks when or where (asked_kinds)."""
 
@@ -234,13 +235,13 @@ def sentences_of(question: str) -> list[str]:
     return re.split(r"(?<=[.!?])\s+", question.strip())
 
 
-SPARED = re.compile(rf"\b(?:avoid(?:ing)?|without|doesn'?t|don'?t|isn'?t|aren'?t|won'?t|not)\b(?:\s+[\w'-]+){{0,3}}?\s+(?:{'|'.join(AMOUNT_WORDS.split())})\b")
+SPARED = re.compile(rf"\b(?:avoid(?:ing)?|without|doesn'?t|don'?t|isn'?t|aren'?t|won'?t|not)\b(?:\s+[\w'-]+){{0,3}}?\s+{AMOUNT_WORD}")
 """A cost the traveller would rather not pay ("without paying tourist prices", "doesn't cost a fortune", "that isn't
 rip-off prices"): no amount asked."""
 
 
 PRICES_MOVE = re.compile(
-    rf"^\s*(?:do|does|did|will|would|are|is|have|has)\b.*?\b(?:{'|'.join(AMOUNT_WORDS.split())})\b(?:\s+[\w'-]+){{0,3}}?\s+"
+    rf"^\s*(?:do|does|did|will|would|are|is|have|has)\b.*?{AMOUNT_WORD}(?:\s+[\w'-]+){{0,3}}?\s+"
     r"(?:go(?:es)? (?:up|down)|shoot(?:s)? up|rise|rises|increase|increases|jump|jumps|drop|drops|fall|falls|soar|soars|double|doubles"
     r"|higher|lower|dearer|cheaper|change|changes|vary|varies)\b"
 )

@@ -47,7 +47,7 @@ from guide_tui.asked import (
     sentences_of,
 )
 from guide_tui.chunking import paragraphs
-from guide_tui.retrieval import Hit, Retrieval, Retriever, query_analyzer
+from guide_tui.retrieval import SETTING_OUT, Hit, Retrieval, Retriever, query_analyzer
 
 # ---------------------------------------------------------------- what the question asks for
 
@@ -747,7 +747,6 @@ def unknown_thing(verdict: Verdict) -> bool:
     return not verdict.answered and verdict.features.get("unknown_here", 0.0) >= 1.0
 
 
-ORIGIN = re.compile(r"\bfrom\s+$", re.IGNORECASE)
 STATEMENT_THEN_QUESTION = re.compile(r"[^?.!]*[.!]\s.*\?")  # the rest of a statement, then a question
 
 
@@ -759,7 +758,7 @@ def unknown_names(question: str, facts: Analysed) -> list[str]:
         word = match.group().rstrip("'’").removesuffix("'s").removesuffix("’s")
         if SENTENCE_START.search(question[: match.start()]) or word in NOT_PLACES or re.match(r"I['’]", word):
             continue
-        if ORIGIN.search(question[: match.start()]) and STATEMENT_THEN_QUESTION.match(question[match.end() :]):
+        if SETTING_OUT.search(question[: match.start()]) and STATEMENT_THEN_QUESTION.match(question[match.end() :]):
             continue
         if not all(part in facts.known_words for part in WORD.findall(word.lower())):
             found.append(word)

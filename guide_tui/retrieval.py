@@ -257,8 +257,8 @@ def clean_question(question: str) -> str:
 
 
 SETTING_OUT = re.compile(r"\bfrom\s+$", re.IGNORECASE)
-"""Before a town named as where the traveller sets out ("a bus out to the watermill village from Brightwater"): the place
-asked about may still be one described, not named."""
+"""Before a place named as where the traveller sets out ("a bus out to the watermill village from Brightwater"): the place
+asked about may still be one described, not named; a country said so ("I visit from Spain.") is no subject."""
 NAME_WORD = re.compile(r"\w+")  # the words of a town name, as the regex \b sees them
 
 
