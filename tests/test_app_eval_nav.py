@@ -155,6 +155,18 @@ async def test_typing_goes_on_while_run_all_runs(retriever):
         await pilot.press("ctrl+r")
 
 
+async def test_quitting_in_the_middle_of_run_all_ends_cleanly(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever, questions=load_questions().questions * 3)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: app.running_all is not None and app.running_all.done >= 2, "two questions run", seconds=20.0)
+        run = app.running_all
+        await pilot.press("ctrl+q")
+    assert run.stop.is_set(), "the run's process is told to stop once its screen has gone"
+    assert app.return_code in (0, None)
+
+
 async def test_f8_and_f9_go_to_the_next_and_previous_miss(retriever):
     questions = some_questions()
     ids = [q.id for q in questions]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from textual import events, on, work
 from textual.app import App
+from textual.css.query import NoMatches
 from textual.widgets import Input
 
 from guide_tui.answers import Answer
@@ -235,7 +236,10 @@ class GuideApp(App):
                 self.stream.add_piece()
                 if self.stream.pieces == 1:  # "waiting for the first token" ends now, not at the next tick
                     self.refresh_status()
-            self.main.query_one("#answer", AnswerPanel).add_text(piece)
+            try:
+                self.main.query_one("#answer", AnswerPanel).add_text(piece)
+            except NoMatches:  # quitting mid-answer: the screen has gone, and pieces already sent still arrive
+                self.answer_stop.set()
 
     def end_stream(self, outcome: str) -> None:
         self.status.end_stream(outcome)
@@ -514,19 +518,29 @@ class GuideApp(App):
         try:
             await background.in_daemon_thread(background.run_all, self.index.folder, self.retriever.settings, questions, run.stop, on_outcome)
         except Exception as err:  # a failure must not take the screen down: say it instead
-            if self.running_all is run:
+            if self.run_goes_on(run):
                 self.end_run_all(f"run all failed after {run.done} questions: {err}", "error")
             return
-        if self.running_all is run:
+        if self.run_goes_on(run):
             misses = len(self.eval.misses())
             self.end_run_all(
                 f"Ran all {run.done} labelled questions in {time.perf_counter() - run.started:.1f} s: {run.done - misses} right, {misses} not right"
                 + (" (F8 / F9 go to them, F10 lists them)." if misses else ".")
             )
 
+    def run_goes_on(self, run: RunAll) -> bool:
+        """Whether a run's news still belongs on screen: not once it was stopped, replaced, or its screen has gone (quitting)."""
+        if run.stop.is_set():
+            return False
+        try:
+            return self.running_all is run
+        except NoMatches:  # the app is closing: the main screen's widgets are being removed
+            run.stop.set()
+            return False
+
     def run_all_step(self, run: RunAll, outcome: EvalOutcome) -> None:
         """One question of a run came back (on the screen's loop): keep its outcome and move the tally on."""
-        if self.running_all is not run:  # stopped meanwhile
+        if not self.run_goes_on(run):
             return
         self.eval.outcomes[outcome.question.id] = outcome
         run.done += 1

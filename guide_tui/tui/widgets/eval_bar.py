@@ -24,6 +24,11 @@ class EvalBar(Static):
         self.outcome: EvalOutcome | None = None  # the verdict shown (None: running, or not yet asked)
         self.labelled = True  # False: the question asked is the user's own
 
+    def on_unmount(self) -> None:
+        """Quitting mid-run: the run's process stops, and its last outcomes, still on their way, are dropped."""
+        if self.session is not None and self.session.run_all is not None:
+            self.session.run_all.stop.set()
+
     def open(self, questions: Callable[[], list[Question]]) -> EvalSession:
         """The session, started (the questions read, the bar shown) the first time it is needed."""
         if self.session is None:
