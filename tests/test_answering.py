@@ -379,7 +379,8 @@ def test_a_registered_answerer_answers_what_passed_the_gate_and_answerability(re
     assert pieces == ["The fake answerer ", f"cites {answer.citations[0].file}."]
     assert answer.text == "".join(pieces) and answer.generator == "fake" and not answer.refused
     (asked,) = fake_answerer.asked
-    assert asked.evidence.answerable and asked.retrieval.within_cutoff
+    assert asked.evidence.answerable and asked.retrieval.within_cutoff[0].chunk.chunk_id == "guide_kestrelford.md#2"  # the real retrieval
+    assert asked.question == asked.retrieval.question == "When does the Kestrelford bakery sell out?"
     assert answer.verdicts == asked.evidence.verdicts
 
 

@@ -245,6 +245,22 @@ async def test_the_palette_runs_the_new_eval_actions(retriever, typed, check):
         assert check(app)
 
 
+async def test_the_palette_goes_to_the_next_and_the_previous_miss(retriever):
+    questions = some_questions()
+    misses = [q.id for q in questions if q.id in MISSES]
+    app = GuideApp(generator="extractive", retriever=retriever, questions=questions)
+    async with app.run_test(size=SIZE) as pilot:
+        await run_all(pilot)
+        await palette(pilot, "Next eval miss")
+        assert app.eval.current.id == misses[0]
+        await palette(pilot, "Next eval miss")
+        assert app.eval.current.id == misses[1]
+        await palette(pilot, "Previous eval miss")
+        assert app.eval.current.id == misses[0]
+        await palette(pilot, "Previous eval miss")
+        assert app.eval.current.id == misses[-1], "before the first miss comes the last"
+
+
 def result_rows(app) -> list[tuple[str, ...]]:
     table = app.screen.query_one("#results", DataTable)
     return [tuple(cell.plain for cell in table.get_row(key)) for key in table.rows]

@@ -181,7 +181,7 @@ HOSTILE = [
 @pytest.mark.parametrize("text", HOSTILE, ids=[f"hostile{n}" for n in range(len(HOSTILE))])
 def test_hostile_text_never_raises(retriever, text: str) -> None:
     retrieval = retriever.retrieve(text)
-    assert len(retrieval.hits) <= TOP_K
+    assert_well_formed(retrieval)
     json.dumps(retrieval.to_json())
     assert all(ch.isprintable() for ch in retrieval.question)
 
@@ -195,8 +195,18 @@ def test_a_huge_question_still_finds_its_chunk(retriever) -> None:
 @given(st.text(max_size=300))
 def test_any_text_is_a_safe_question(retriever, text: str) -> None:
     retrieval = retriever.retrieve(text)
-    assert len(retrieval.hits) <= TOP_K
+    assert_well_formed(retrieval)
     json.dumps(retrieval.to_json())
+
+
+def assert_well_formed(retrieval) -> None:
+    """At most TOP_K distinct chunks, ranked 1, 2, ... by falling fused score; the gate's verdict matches its numbers."""
+    hits = retrieval.hits
+    assert len(hits) <= TOP_K and len({hit.chunk.chunk_id for hit in hits}) == len(hits)
+    assert [hit.rank for hit in hits] == list(range(1, len(hits) + 1))
+    assert all(a.fused_score >= b.fused_score for a, b in zip(hits, hits[1:]))
+    gate = retrieval.gate
+    assert gate.passed == (bool(hits) and (gate.cutoff is None or gate.best_distance <= gate.cutoff))
 
 
 def test_query_analyser_cuts_words_exactly_as_the_index_en_stem_tokenizer(bundled_index) -> None:

@@ -59,10 +59,15 @@ def test_text_past_the_length_limit_is_cut_at_256_tokens(teacher: Teacher) -> No
     assert np.abs(teacher.encode([words]) - teacher.encode([words + " and something else entirely"])).max() == 0
 
 
-def test_folder_identity_is_the_sha256_over_its_files(teacher: Teacher) -> None:
-    from guide_tui.embedding import folder_sha256
+def test_folder_identity_follows_its_files(teacher: Teacher, tmp_path) -> None:
+    from guide_tui.embedding import model_files, model_sha256
 
-    assert teacher.sha256 == folder_sha256(BUNDLED_TEACHER) and len(teacher.sha256) == 64
+    copy = tmp_path / "teacher"
+    shutil.copytree(BUNDLED_TEACHER, copy)
+    assert model_sha256(copy) == teacher.sha256 and len(teacher.sha256) == 64  # same files, same identity
+    changed = model_files(copy)[-1]
+    changed.write_bytes(changed.read_bytes() + b" ")
+    assert model_sha256(copy) != teacher.sha256, "a changed file is a changed teacher (no stale remembered digest)"
 
 
 def test_encoding_imports_neither_torch_nor_onnxruntime() -> None:
