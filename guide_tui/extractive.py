@@ -727,6 +727,9 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
 
 
 NAME = re.compile(r"(?<![\w'’])[A-Z][\w'’-]*[a-z][\w'’-]*")
+LIKENED_TO = re.compile(r"(?<![\w'’])(?:[A-Z][\w'’]*\s+){0,2}[A-Z][\w'’]*-(?:type|style|like|esque|ish)\b")
+"""A name that only says what kind of thing is meant ("a National Express-type coach", "an Uber-style taxi"): the
+thing asked about is the coach or the taxi, which the guides may well speak of."""
 SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"(]\s*)$")
 
 
@@ -754,9 +757,12 @@ def unknown_names(question: str, facts: Analysed) -> list[str]:
     """Capitalised words, not opening a sentence, that no guide uses in any form: "London", "Edinburgh". Where the
     traveller comes from, said before the question, is no subject ("Hello, I visit from Spain. Until what hour...?")."""
     found = []
+    likened = [m.span() for m in LIKENED_TO.finditer(question)]
     for match in NAME.finditer(question):
         word = match.group().rstrip("'’").removesuffix("'s").removesuffix("’s")
         if SENTENCE_START.search(question[: match.start()]) or word in NOT_PLACES or re.match(r"I['’]", word):
+            continue
+        if any(start <= match.start() < end for start, end in likened):
             continue
         if SETTING_OUT.search(question[: match.start()]) and STATEMENT_THEN_QUESTION.match(question[match.end() :]):
             continue

@@ -239,6 +239,17 @@ def test_where_the_traveller_comes_from_is_no_name_the_guides_must_know(retrieve
     assert asked.refused and "Madrid" in asked.refusal_detail  # one sentence, a question: Madrid is asked about
 
 
+def test_a_name_that_only_likens_the_thing_asked_about_is_not_asked_about(retriever) -> None:
+    """"a National Express-type coach" asks about coaches, which the guides speak of; Paris, asked about, is refused."""
+    likened = ask(retriever, "Coming to Brightwater on a National Express-type coach: where does it drop us?")
+    assert not likened.refused and "Verrill Street" in likened.text
+    from guide_tui.extractive import analysed, unknown_names
+
+    facts = analysed(retriever)
+    assert unknown_names("Is there an Uber-style taxi in Marchwood?", facts) == []
+    assert unknown_names("Is there an Uber taxi in Marchwood?", facts) == ["Uber"]
+
+
 def test_i_m_and_sunday_are_not_unknown_names(retriever) -> None:
     answer = ask(retriever, "I'm in Kestrelford on a Sunday: is there a bus to Brightwater?")
     assert "never mention" not in (answer.refusal_detail or "")
