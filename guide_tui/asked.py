@@ -142,7 +142,9 @@ PRICE_WORD_CUE = _pattern(rf"\b(?:{'|'.join(PRICE_WORDS.split())})\b{MEANS_OF_PA
 ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (
         _pattern(
-            r"\b(?:phone|telephone|mobile|contact) (?:number|no\b|details)|\bnumber (?:to (?:call|ring|text)|for (?:a|an|the)\b)"
+            r"\b(?:phone|telephone|mobile|contact) (?:number|no\b|details)|\bnumber (?:to (?:call|ring|text|dial)|for (?:a|an|the)\b)"
+            r"|\bwhat(?:'s|’s| is) (?:their|its|his|her|the [\w-]+(?:'s|’s)) number\b"
+            r"|\bwhat number (?:do|should|can|would) (?:i|we|you) (?:call|ring|dial|text)\b"
             r"|\bweb ?site\b|\be-?mail\b|\bpost ?codes?\b|\bzip ?codes?\b"
         ),
         ("contact",),
@@ -339,7 +341,7 @@ LIST_CUE = _pattern(
 
 # A question after sightseeing, however worded: what a guide's "What to see" section is for.
 SIGHTSEEING = _pattern(
-    r"\b(?:things|anything|something|stuff|much|what) (?:else |more )?to (?:do|see|visit)\b|\bwhat(?:'s|’s| is)? there to (?:do|see)\b"
+    r"\b(?:things|anything|something|stuff|much|what) (?:else |more )?to (?:\w+ly )?(?:do|see|visit)\b|\bwhat(?:'s|’s| is)? there to (?:do|see)\b"
     r"|\bworth (?:doing|seeing|visiting|a visit)\b"
     r"|\bsights?(?:eeing)?\b|\battractions?\b|\bhighlights?\b|\bactivities\b|\bmust-sees?\b"
     r"|\bwhat (?:can|could|should|shall) (?:i|we|you|one) (?:do|see|visit)\b"

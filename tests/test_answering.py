@@ -215,6 +215,9 @@ def test_unknown_generator_is_a_programming_error(retriever) -> None:
         ("got a number to call for the Brightwater cab firm?", [("contact",)]),
         ("What's the phone number of the guesthouse?", [("contact",)]),  # a detail only a sentence holding one answers
         ("Is there a website for the mill tours?", [("contact",)]),
+        ("I must book the valley taxi a day ahead - what's their number?", [("contact",)]),  # whose number: a phone number
+        ("what number do we ring for the Halden Bay harbour boat?", [("contact",)]),
+        ("What's the number of trains a day from Brightwater?", []),  # a count, asked as "the number of"
         ("What's the postcode of the harbour car park?", [("contact",)]),  # a detail only a sentence holding one answers
         ("What is the exact time of high tide tomorrow?", [("clock",)]),
         ("Which platform does the coastal train use?", [("identifier",)]),
