@@ -149,7 +149,8 @@ class Value:
             mine, theirs = self.readings[0], other.readings[0]
             if None not in (self.negative, other.negative) and self.negative != other.negative:
                 every = ALL_DAYS if self.kind == "day" else ALL_MONTHS  # "not a weekend bus" is the guide's "a weekday bus",
-                return self.negative and not mine & theirs and mine | theirs == every  # "no bus on Sundays" not "any day but Sunday"
+                complement = not mine & theirs and mine | theirs == every  # "no bus on Sundays" not "any day but Sunday",
+                return complement and (self.negative or self.only)  # but it is "only Monday to Saturday": no others
             if self.is_range:
                 return mine == theirs
             if self.kind == "day" and mine == WEEKEND and theirs == WEEKEND_NIGHTS and "weekend" in self.text.lower():

@@ -21,7 +21,8 @@ failed (a Flag says which and why, with the guide sentence it was compared with)
                on the side of each opposite pair (claim_polarity: step-free/stepped, open/closed...),
                and adds nothing to what the guide limits with "only" ("cash as well as cards");
   - unrelated: it is close in meaning to a sentence of the evidence (or two adjacent ones);
-  - added:     no clause brings in several words the evidence never uses, one of them a thing (a café on the pier).
+  - added:     no clause brings in several words the evidence never uses, one of them a thing (a café on the pier)
+               and, when only two, no everyday word ("another great time to come");
 Cited files that were not shown (nor hold a shown text) are "invented citations". An answer
 that is the refusal sentence (even with a citation attached) is a refusal with no source.
 The thresholds are ClaimSettings, measured with benchmarks/claims.py on the labelled
@@ -90,6 +91,7 @@ class ClaimSettings:
     align: float = 0.55  # closeness at which a claim clause and a chunk clause are compared for polarity
     value_margin: float = 0.1  # a value must be in a sentence this close to the closest one giving that kind of value
     added_words: int = 2  # words of one clause the chunk never uses that make it an added detail
+    telling_word: float = 3.5  # static token-vector length from which an added word can name a new thing ("time" 2.5, "café" 6.2)
     similar_word: float = 0.45  # word-vector cosine at which a word counts as used ("last"~"final" 0.50; "boat"~"water" 0.35)
     moved_clause: float = 0.15  # how much closer a claim clause may be to a sentence about another town than to any about its own
     conclusion: float = 0.5  # cosine below which a conclusion drawn in a claim ("Since X, Y") is not one the guide states
@@ -673,8 +675,10 @@ def added_words(claim: Said, leaned_on: set[Chunk], said: list[Said], embedder: 
         added = [w for w in added if not any(SIDES[c][0].search(w) or SIDES[c][1].search(w) for c in concepts)]
         if added:
             added = unlike(added, known, embedder, settings.similar_word)
-        if len(added) >= settings.added_words and any(names_a_thing(w, clause.text) for w in added):
-            return added
+        if len(added) >= settings.added_words:  # two everyday words ("a great time to come") are a way of putting it
+            weights = embedder.word_weights(added) if len(added) == settings.added_words else np.full(len(added), np.inf)
+            if any(weight >= settings.telling_word and names_a_thing(w, clause.text) for w, weight in zip(added, weights)):
+                return added
     return []
 
 

@@ -190,6 +190,17 @@ class Embedder:
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1.0, norms)
 
+    @cached_property
+    def token_lengths(self) -> np.ndarray:
+        """Each token's vector length: distillation shortens the vectors of frequent tokens."""
+        return np.linalg.norm(np.asarray(self.model.embedding, dtype=np.float32), axis=1)
+
+    def word_weights(self, words: list[str]) -> np.ndarray:
+        """Per word, its longest token vector: short for an everyday word ("time", "come"), long for a telling one
+        ("café", "sourdough")."""
+        encodings = self.model.tokenizer.encode_batch(words, add_special_tokens=False) if words else []
+        return np.array([max((self.token_lengths[i] for i in e.ids), default=0.0) for e in encodings], dtype=np.float32)
+
     def encode_in_batches(self, texts: list[str], done: Callable[[int], None], batch: int = 4096) -> np.ndarray:
         """encode(texts) a batch at a time (the same vectors), calling done(texts encoded so far) after each."""
         parts = [self.encode([])]

@@ -25,6 +25,8 @@ SUPPORTED = [
     (BUS, "Buses leave Brightwater roughly hourly on weekdays and every two hours on Saturdays [guide_kestrelford.md]."),
     (BUS, "You cannot get a bus to Kestrelford on a Sunday."),
     (BUS, "Unfortunately there's no bus service to Kestrelford on a Sunday [guide_kestrelford.md]."),
+    (BUS, "Buses to Kestrelford run only from Monday to Saturday [guide_kestrelford.md]."),  # "only": no Sunday bus
+    ("Is September a good month to visit?", "September is another great time to come: it is warm, quiet and everything is still open [guide_seasons.md]."),
     (BUS, "Driving from Brightwater takes 55 minutes."),
     (BUS, "The last stretch is single-track road with passing places."),
     (SIGHTS, "You can climb the church tower for a small fee."),
