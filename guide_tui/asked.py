@@ -285,13 +285,16 @@ WH_WORDS = "how what when where which who whose why"
 AUXILIARIES = "is are was were do does did can could will would should shall has have"
 SUBJECTS = "i we you there it they he she the a an any this that these those my our your its one people visitors"
 QUESTION_OPENER = rf"(?:{WH_WORDS.replace(' ', '|')})\b|(?:{AUXILIARIES.replace(' ', '|')})\s+(?:{SUBJECTS.replace(' ', '|')}|[a-z]+ing)\b"
+CONDITIONAL_QUESTION = rf"if\s[^?,]{{0,60}}?,?\s*\b(?:{WH_WORDS.replace(' ', '|')})\b"
+"""A question after its condition: "if the car parks are full, how far is the overflow lot?"."""
 PART_BREAK = re.compile(
-    rf"(?<=[?;])\s+|\s*(?:,\s*(?:and|but|also|plus)?|\b(?:and|but|also|plus)|:|\s[-\u2013\u2014])\s+(?={QUESTION_OPENER})",
+    rf"(?<=[?;])\s+|\s*(?:,\s*(?:and|but|also|plus)?|\b(?:and|but|also|plus)|:|\s[-\u2013\u2014])\s+(?={QUESTION_OPENER})"
+    rf"|\s*,?\s*\b(?:and|but)\s+(?={CONDITIONAL_QUESTION})",
     re.IGNORECASE,
 )
 WORD_IN_PART = re.compile(r"[A-Za-z0-9£]+")
 SHORTEST_PART = 3  # words, for a piece that opens like a question: "how early?" belongs to the part before it
-OPENS_A_QUESTION = re.compile(QUESTION_OPENER, re.IGNORECASE)
+OPENS_A_QUESTION = re.compile(f"{QUESTION_OPENER}|{CONDITIONAL_QUESTION}", re.IGNORECASE)
 AUXILIARY = re.compile(rf"(?:{AUXILIARIES.replace(' ', '|')})\b", re.IGNORECASE)
 REQUEST = re.compile(r"(?:please\s+)?(?:tell|name|list|give|recommend|suggest|show|explain|describe)\b", re.IGNORECASE)
 """Opens a request that stands as a part; any other piece that asks nothing ("trying to budget") is context for its neighbour."""
@@ -312,11 +315,13 @@ def question_parts(question: str) -> list[str]:
         if (asks or piece.endswith("?")) and len(WORD_IN_PART.findall(piece)) >= SHORTEST_PART + (not asks):
             parts.append(f"{lead}, {piece}" if lead else piece)
             lead = ""
-        elif parts:
+        elif parts and not re.match(r"if\b", piece, re.IGNORECASE):  # a condition belongs to the question after it
             parts[-1] = f"{parts[-1].rstrip('?')}, {piece}"
         else:
             lead = f"{lead}, {piece}" if lead else piece
-    if lead:
+    if lead and parts:  # a condition last of all ("...? if I arrive early") is the last question's
+        parts[-1] = f"{parts[-1].rstrip('?')}, {lead}"
+    elif lead:
         parts.append(lead)
     return parts or [question]
 

@@ -124,6 +124,13 @@ def test_question_parts_split_on_new_questions_only() -> None:
     assert question_parts("My husband uses a wheelchair - is Marchwood's market step-free?") == [
         "My husband uses a wheelchair - is Marchwood's market step-free?"
     ]
+    # a question after its condition: the condition belongs to the question after it, never one of its own
+    assert question_parts("How long is the coast road, and if the lots are full how far is the overflow lot?") == [
+        "How long is the coast road", "if the lots are full how far is the overflow lot?"
+    ]
+    assert question_parts("Is the pier open, and if it rains, what can we do?") == ["Is the pier open", "if it rains, what can we do?"]
+    assert question_parts("Is parking free, if I arrive early?") == ["Is parking free, if I arrive early?"]
+    assert question_parts("Is parking free? if I arrive early") == ["Is parking free, if I arrive early"]
 
 
 @pytest.mark.parametrize(
