@@ -285,8 +285,11 @@ WH_WORDS = "how what when where which who whose why"
 AUXILIARIES = "is are was were do does did can could will would should shall has have"
 SUBJECTS = "i we you there it they he she the a an any this that these those my our your its one people visitors"
 QUESTION_OPENER = rf"(?:{WH_WORDS.replace(' ', '|')})\b|(?:{AUXILIARIES.replace(' ', '|')})\s+(?:{SUBJECTS.replace(' ', '|')}|[a-z]+ing)\b"
-CONDITIONAL_QUESTION = rf"if\s[^?,]{{0,60}}?,?\s*\b(?:{WH_WORDS.replace(' ', '|')})\b"
-"""A question after its condition: "if the car parks are full, how far is the overflow lot?"."""
+CONDITIONAL_QUESTION = (
+    rf"if\s[^?,]{{0,60}}?,?\s*\b(?:{WH_WORDS.replace(' ', '|')})\s+(?:{AUXILIARIES.replace(' ', '|')}|far|long|much|many|often|early|late|time)\b"
+)
+"""A question after its condition: "if the car parks are full, how far is the overflow lot?" (not "if you asked someone who
+lives there": a question's "who" or "how" comes before its verb)."""
 PART_BREAK = re.compile(
     rf"(?<=[?;])\s+|\s*(?:,\s*(?:and|but|also|plus)?|\b(?:and|but|also|plus)|:|\s[-\u2013\u2014])\s+(?={QUESTION_OPENER})"
     rf"|\s*,?\s*\b(?:and|but)\s+(?={CONDITIONAL_QUESTION})",

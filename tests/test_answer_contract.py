@@ -130,6 +130,9 @@ def test_question_parts_split_on_new_questions_only() -> None:
     ]
     assert question_parts("Is the pier open, and if it rains, what can we do?") == ["Is the pier open", "if it rains, what can we do?"]
     assert question_parts("Is parking free, if I arrive early?") == ["Is parking free, if I arrive early?"]
+    assert question_parts("If you asked someone who lives in Marchwood for a walk, what would they suggest?") == [
+        "If you asked someone who lives in Marchwood for a walk, what would they suggest?"  # "who lives": no question of its own
+    ]
     assert question_parts("Is parking free? if I arrive early") == ["Is parking free, if I arrive early"]
 
 
