@@ -340,7 +340,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf"|\b(?:(?:{NUMBER}) times|twice) (?:an|a|per) hour\b"
         rf"|\b(?:{NUMBER})(?:\s*(?:or|to|-|–)\s*(?:{NUMBER}))?(?: more| extra| further)?"
         r"(?:[- ]|(?<=\d))(?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|fortnights?|months?|years?)\b'?"
-        rf"|\b(?<!s )(?<!once )(?<!twice )an? (?:minute|hour|day|night|week|fortnight|month|year)\b(?![- ]{NOT_A_DURATION})"
+        rf"|\b(?:(?<!s )|(?<=takes |lasts |needs ))(?<!once )(?<!twice )an? (?:minute|hour|day|night|week|fortnight|month|year)\b(?![- ]{NOT_A_DURATION})"
     )),
     ("ratio", starting_a_word(rf"\b(?:a third|a quarter|half|twice|{DOUBLE_VERB}|two times|three times|(?:two|three)-?fold)\b"
         rf"(?![- ](?:an? |of an? )?(?:hour|day|mile|minute|week|year|kilomet|km|metre|meter))(?! (?:a|an|per) )|{PERCENT}")),
@@ -446,8 +446,8 @@ def outside(value: Value, lowered: str) -> Value:
     return replace(value, text=text, start=start, readings=(ALL_MONTHS - value.readings[0],), is_range=False, loose=False)
 
 
-ONLY_BEFORE = re.compile(r"\bonly\s+(?:(?:in|on|at|during|over|from|between)\s+)?(?:the\s+)?$")
-"""What limits the days or months after it to themselves."""
+ONLY_BEFORE = re.compile(r"\bonly\s+(?:[a-z]+\s+)?(?:(?:in|on|at|during|over|from|between)\s+)?(?:the\s+)?$")
+"""What limits the days or months after it to themselves, a verb between or not ("only run from Monday to Saturday")."""
 
 
 def limited(value: Value, lowered: str) -> Value:

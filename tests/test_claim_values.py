@@ -81,6 +81,7 @@ def only(text: str):
         ("a walk of under half an hour", "a 25-minute walk"),  # at most, a little under
         ("except on Tuesdays, open daily", "open every day except Tuesdays"),  # an exception before the days it takes from
         ("prices go up twofold", "hotels double their prices"),
+        ("the walk takes an hour", "a 60-minute walk"),  # "takes an hour": a verb ending in s, not "trains a day"
     ],
 )
 def test_a_value_restated_another_way_matches(claim, source):
@@ -272,6 +273,12 @@ def test_a_clause_takes_a_side_of_an_opposite_pair(clause, concept, sides):
 )
 def test_words_that_only_look_like_a_side_take_none(clause, concept):
     assert concept not in polarity(clause).sides
+
+
+def test_only_before_the_days_limits_them_a_verb_between_or_not():
+    assert only("Buses only run from Monday to Saturday.").only and only("It is only open at weekends.").only
+    assert not only("Buses run on Sundays.").only
+    assert [v.only for v in values_in("Only two buses on Sundays.")] == [False, False]  # "only" counts the buses
 
 
 def test_the_one_day_is_the_only_day_not_a_day_long():
