@@ -675,10 +675,13 @@ def added_words(claim: Said, leaned_on: set[Chunk], said: list[Said], embedder: 
         added = [w for w in added if not any(SIDES[c][0].search(w) or SIDES[c][1].search(w) for c in concepts)]
         if added:
             added = unlike(added, known, embedder, settings.similar_word)
-        if len(added) >= settings.added_words:  # two everyday words ("a great time to come") are a way of putting it
-            weights = embedder.word_weights(added) if len(added) == settings.added_words else np.full(len(added), np.inf)
-            if any(weight >= settings.telling_word and names_a_thing(w, clause.text) for w, weight in zip(added, weights)):
-                return added
+        if len(added) < settings.added_words:
+            continue
+        things = [w for w in added if names_a_thing(w, clause.text)]
+        if len(added) == settings.added_words:  # two everyday words ("a great time to come") are a way of putting it
+            things = [w for w, weight in zip(things, embedder.word_weights(things)) if weight >= settings.telling_word]
+        if things:
+            return added
     return []
 
 
