@@ -601,8 +601,9 @@ def same_value(mine: Value, theirs: Value) -> bool:
 
 
 def counts_the_same(mine: Value, theirs: Value) -> bool:
-    """Two counts of the same thing, by stem ("three inns" and "one inn"), or two bare numbers."""
-    return stem(mine.counted or "") == stem(theirs.counted or "")
+    """Two counts of the same thing, by stem ("three inns" and "one inn"), or a claim's bare number ("a population of
+    a hundred and eighty thousand" for "a city of 180,000 people")."""
+    return not mine.counted or stem(mine.counted) == stem(theirs.counted or "")
 
 
 EXACT_KINDS = frozenset({"clock", "price", "duration", "distance", "count", "year"})

@@ -26,6 +26,7 @@ SUPPORTED = [
     (BUS, "You cannot get a bus to Kestrelford on a Sunday."),
     (BUS, "Unfortunately there's no bus service to Kestrelford on a Sunday [guide_kestrelford.md]."),
     (BUS, "Buses to Kestrelford run only from Monday to Saturday [guide_kestrelford.md]."),  # "only": no Sunday bus
+    ("How big is Marchwood?", "Marchwood has a population of a hundred and eighty thousand [guide_marchwood.md]."),  # a bare number
     ("Is September a good month to visit?", "September is another great time to come: it is warm, quiet and everything is still open [guide_seasons.md]."),
     (BUS, "Driving from Brightwater takes 55 minutes."),
     (BUS, "The last stretch is single-track road with passing places."),
@@ -51,6 +52,7 @@ INVENTED = [
     (SIGHTS, "The church tower offers great views over the countryside."),
     (SIGHTS, "The trackbed walk is flat and suitable for wheelchairs."),
     (SIGHTS, "Guided tours of the town run in summer."),
+    ("How big is Marchwood?", "Marchwood has a population of two hundred thousand [guide_marchwood.md]."),  # a bare number, not the guide's
     # a value's dimension named beside it adds nothing, but the things passed on the way are invented
     ("Is it hard to cycle into Corry Vale?", "The road climbs 400 metres of height in its first four miles, past a petrol station and a roadside café."),
 ]
