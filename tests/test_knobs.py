@@ -300,6 +300,7 @@ async def test_ctrl_t_lists_the_changed_questions_and_enter_opens_one(retriever,
         expected = [q.id for q in questions if outcome_of(retriever, q) != outcome_of(moved_to, q)]
         assert expected and [changed.get_option_at_index(n).id for n in range(changed.option_count)] == expected
         assert f"{len(expected)} of {len(questions)} labelled questions changed" in text_of(app, "#tuning-summary")
+        await settle(pilot)  # the histogram is redrawn at the panel's width once the list beside it has settled
         cutoff = app.retriever.cutoff
         plot = text_of(app, "#tuning-histogram-head") + "\n" + text_of(app, "#tuning-histogram")
         width = app.query_one("#tuning-histogram-box").scrollable_content_region.width
