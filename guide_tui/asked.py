@@ -298,6 +298,8 @@ PART_BREAK = re.compile(
 WORD_IN_PART = re.compile(r"[A-Za-z0-9£]+")
 SHORTEST_PART = 3  # words, for a piece that opens like a question: "how early?" belongs to the part before it
 OPENS_A_QUESTION = re.compile(f"{QUESTION_OPENER}|{CONDITIONAL_QUESTION}", re.IGNORECASE)
+CONDITION = re.compile(r"if\b", re.IGNORECASE)
+"""Opens a piece that only sets a condition ("if it rains"): it joins the question after it, or else the one before."""
 AUXILIARY = re.compile(rf"(?:{AUXILIARIES.replace(' ', '|')})\b", re.IGNORECASE)
 REQUEST = re.compile(r"(?:please\s+)?(?:tell|name|list|give|recommend|suggest|show|explain|describe)\b", re.IGNORECASE)
 """Opens a request that stands as a part; any other piece that asks nothing ("trying to budget") is context for its neighbour."""
@@ -318,7 +320,7 @@ def question_parts(question: str) -> list[str]:
         if (asks or piece.endswith("?")) and len(WORD_IN_PART.findall(piece)) >= SHORTEST_PART + (not asks):
             parts.append(f"{lead}, {piece}" if lead else piece)
             lead = ""
-        elif parts and not re.match(r"if\b", piece, re.IGNORECASE):  # a condition belongs to the question after it
+        elif parts and not CONDITION.match(piece):  # a condition belongs to the question after it
             parts[-1] = f"{parts[-1].rstrip('?')}, {piece}"
         else:
             lead = f"{lead}, {piece}" if lead else piece

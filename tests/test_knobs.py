@@ -14,7 +14,7 @@ from textual.widgets import Input, OptionList
 from guide_tui.answering import answer_question
 from guide_tui.calibration import histogram
 from guide_tui.cli import main
-from guide_tui.evaluation import compute_criteria, run_questions
+from guide_tui.evaluation import compute_criteria, expected_rank, phrase_in_answer, run_questions
 from guide_tui.questions import load_questions
 from guide_tui.retrieval import Retriever
 from guide_tui.settings import KNOB_BY_NAME, FusionSettings, RetrievalSettings, SettingsError, SettingsFile
@@ -278,9 +278,7 @@ def outcome_of(retriever: Retriever, question) -> tuple:
     """The expected chunk's rank, whether the phrase came back, and whether it was refused: what the panel compares."""
     answer = answer_question(retriever, question.text, generator="extractive")
     ids = [hit.chunk.chunk_id for hit in answer.retrieval.hits]
-    rank = next((n for n, chunk_id in enumerate(ids, 1) if chunk_id in question.expected_chunks), None)
-    phrase, text = (" ".join(t.split()).casefold() for t in (question.expected_phrase, answer.text))
-    return rank, bool(phrase) and not answer.refused and phrase in text, answer.refused
+    return expected_rank(question, ids), phrase_in_answer(question, answer), answer.refused
 
 
 async def test_ctrl_t_lists_the_changed_questions_and_enter_opens_one(retriever, tmp_path):
