@@ -487,10 +487,10 @@ def test_a_later_part_asking_after_a_thing_the_guides_never_mention_is_refused_w
 
 
 def test_a_later_part_naming_no_town_and_something_unknown_there_leans_on_an_unknown_part_before(retriever) -> None:
-    """"..., and which films are showing tonight?" after a cinema the guides never mention asks after that cinema,
+    """"..., and what is showing this week?" after a cinema the guides never mention asks after that cinema,
     though it says no "it": refused with the part before. A later part whose every word the place's guides know
     ("how often do the trams run?") is answered on its own."""
-    films = ask(retriever, "Is there a cinema in Thornby Wells, and which films are showing tonight?")
+    films = ask(retriever, "Is there a cinema in Pellew Sands, and what is showing this week?")
     assert films.refused and [v.answered for v in films.verdicts] == [False, False]
     assert "part before" in films.verdicts[1].reason and "cinema" in films.verdicts[1].reason
     assert films.verdicts[1].features["unknown_here"] > 0  # its own features are kept, to be inspected
