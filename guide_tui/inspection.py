@@ -37,7 +37,8 @@ class RankExplanation:
     matched_terms: tuple[str, ...]  # the question's keyword terms (stemmed) found in the chunk, in question order
     matched_words: tuple[tuple[int, int], ...]  # (start, end) in hit.chunk.text of every word those terms match
     quoted: tuple[str, ...] = ()  # the answer's quotations from this chunk
-    let_in_from: tuple[float, float] = (0.0, 0.0)  # the best top row's teacher cosine and FusionSettings.teacher_let_in
+    let_in_from: tuple[float, float] = (0.0, 0.0)  # the best top row's teacher cosine and the margin (Retriever.let_in_margin)
+    names_a_town: bool = True  # the question names a town (a row let in is about it), or is a list over the region
 
     @property
     def parts(self) -> tuple[FusedPart, ...]:
@@ -61,7 +62,8 @@ class RankExplanation:
 
     def let_in_line(self) -> str:
         """Why a row beyond the cutoff sits above the line (FusionSettings.teacher_let_in)."""
-        return (f"let in: its distance is beyond the cutoff, but it is about the town asked and its teacher cosine "
+        which = "it is about the town asked" if self.names_a_town else "the question asks for a list across the region"
+        return (f"let in: its distance is beyond the cutoff, but {which} and its teacher cosine "
                 f"{self.hit.teacher_similarity:.4f} is within {self.let_in_from[1]:g} of the best top row's {self.let_in_from[0]:.4f}")
 
     def lines(self) -> list[str]:
@@ -98,8 +100,10 @@ def explain(retriever: Retriever, retrieval: Retrieval, hit: Hit, answer=None) -
     quoted = ()
     if answer is not None and not answer.refused:
         quoted = tuple(c.quote for c in answer.citations if c.chunk_id == hit.chunk.chunk_id)
-    let_in_from = (best_teacher(retrieval.hits) or 0.0, retriever.fusion.teacher_let_in)
-    return RankExplanation(hit, rounded_values(hit.parts), matched, spans, quoted, let_in_from)
+    margin = retriever.let_in_margin(retrieval.read_as)
+    let_in_from = (best_teacher(retrieval.hits) or 0.0, retriever.fusion.teacher_let_in if margin is None else margin)
+    names_a_town = bool(retriever.towns_in(retrieval.read_as))
+    return RankExplanation(hit, rounded_values(hit.parts), matched, spans, quoted, let_in_from, names_a_town)
 
 
 @dataclass(frozen=True)

@@ -262,6 +262,12 @@ asked about may still be one described, not named; a country said so ("I visit f
 NAME_WORD = re.compile(r"\w+")  # the words of a town name, as the regex \b sees them
 
 
+REGION_LIST_LET_IN = 2.0
+"""A list question naming no town ("which towns shut in winter?") lets in chunks within this many of the knob's margins:
+its items lie in several guides' sections, which the static distance puts past the cutoff (on every set, 2 and 3: fitted
++1, held +1 -1, never-fitted +3 -1 right, no unanswerable one answered; 1: held -1)."""
+
+
 def best_teacher(hits: list[Hit]) -> float | None:
     """The best teacher cosine of the top TOP_K hits (None: the teacher scored none): what FusionSettings.teacher_let_in
     is measured from, whatever the table's depth."""
@@ -676,19 +682,26 @@ class Retriever:
             hits = self.let_in(question, hits)
         return Retrieval(asked, hits, gate, ranked.question_vector, implied)
 
+    def let_in_margin(self, question: str) -> float | None:
+        """How far below the best top chunk's teacher cosine a chunk beyond the cutoff is let in: the knob's margin for a
+        question naming a town, REGION_LIST_LET_IN of it for a list question naming none; None for any other question
+        naming no town, where nothing says which chunks are its own."""
+        if self.towns_in(question):
+            return self.fusion.teacher_let_in
+        return self.fusion.teacher_let_in * REGION_LIST_LET_IN if asks_for_a_list(question) else None
+
     def let_in(self, question: str, hits: list[Hit]) -> list[Hit]:
         """The hits with those beyond the cutoff that the teacher vouches for let in (FusionSettings.teacher_let_in):
-        about a town the question names (its guide, or a region-wide chunk naming it) and within the margin of the best
-        top chunk's teacher cosine. A question naming no town lets nothing in: nothing says which chunks are its own."""
-        towns = self.towns_in(question)
-        best = best_teacher(hits)
-        if not towns or best is None:
+        within let_in_margin of the best top chunk's teacher cosine and, when the question names a town, about it (its
+        guide, or a region-wide chunk naming it)."""
+        margin, best = self.let_in_margin(question), best_teacher(hits)
+        if margin is None or best is None:
             return hits
-        floor = best - self.fusion.teacher_let_in
+        towns = self.towns_in(question)
         return [
             replace(hit, above_cutoff=False, let_in=True)
-            if hit.above_cutoff and hit.rank <= TOP_K and hit.teacher_similarity is not None and hit.teacher_similarity >= floor
-            and self.about(hit.chunk, towns)
+            if hit.above_cutoff and hit.rank <= TOP_K and hit.teacher_similarity is not None and hit.teacher_similarity >= best - margin
+            and (not towns or self.about(hit.chunk, towns))
             else hit
             for hit in hits
         ]

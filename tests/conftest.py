@@ -164,6 +164,7 @@ async def wait_for(pilot, condition, what: str, seconds: float = 10.0) -> None:
 
 
 LABELLED_NEAR_MISS = "bakery-labelled-near-miss"
+LABELLED_CUT = "wheelchair-labelled-mixed"
 
 
 def labelled_near_miss() -> Question:
@@ -171,3 +172,12 @@ def labelled_near_miss() -> Question:
     that stays one whatever the answerer learns (the bundled near misses are refused one by one as it improves)."""
     bakery = next(q for q in load_questions().questions if q.id == "kestrelford-bakery-sellout")
     return replace(bakery, id=LABELLED_NEAR_MISS, kind="near_miss", expected_chunks=(), expected_phrase="", need=LABELLED_NEAR_MISS)
+
+
+def labelled_cut_by_gate() -> Question:
+    """Which towns are hard going in a wheelchair, labelled with the accessibility guide's "Mixed" section (Givens Mill's
+    machinery floor), which ranks 4th beyond the cutoff: a "cut by the gate" miss of the bundled index. (The labelled
+    one of questions.toml, minor-injuries-only, came back right once region-wide lists let rows in, session 28.)"""
+    minor = next(q for q in load_questions().questions if q.id == "minor-injuries-only")
+    return replace(minor, id=LABELLED_CUT, text="Which towns are hard going in a wheelchair?",
+                   expected_chunks=("guide_accessibility.md#1",), expected_phrase="machinery floor", need=LABELLED_CUT)

@@ -13,7 +13,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from conftest import labelled_near_miss, settle, submit_and_go_on
+from conftest import LABELLED_CUT, labelled_cut_by_gate, labelled_near_miss, settle, submit_and_go_on
 from pytest_textual_snapshot import SVGImageExtension
 from syrupy.assertion import SnapshotAssertion
 from textual.widgets import Input
@@ -246,8 +246,8 @@ def tuned(*keys: str, question: str = "When does the bakery sell out?"):
     return run
 
 
-RESULTS_IDS = (  # right ones of each kind, and two the extractive answerer gets wrong in two ways (a third: labelled_near_miss)
-    "kestrelford-bakery-sellout", "kestrelford-bakery-early", "dull-town-in-summer", "minor-injuries-only",
+RESULTS_IDS = (  # right ones of each kind, and one the extractive answerer gets wrong (two more: labelled_cut_by_gate, labelled_near_miss)
+    "kestrelford-bakery-sellout", "kestrelford-bakery-early", "dull-town-in-summer",
     "near-marchwood-bakery", "off-python-reverse-list", "off-curry-recipe",
 )  # fmt: skip
 
@@ -256,13 +256,16 @@ def results_questions():
     """A results view that fits on one screen at 80x24."""
     from guide_tui.questions import load_questions
 
-    return [q for q in load_questions().questions if q.id in RESULTS_IDS] + [labelled_near_miss()]
+    return [q for q in load_questions().questions if q.id in RESULTS_IDS] + [labelled_cut_by_gate(), labelled_near_miss()]
 
 
 @pytest.mark.parametrize("size", [SIZE, SMALL], ids=["120x40", "80x24"])
 def test_eval_line_with_a_failure_class(snap_compare, retriever, size):
-    """A labelled question the gate cuts: "cut by the gate" on the eval line, its expected chunk at rank 2 beyond the cutoff."""
-    assert snap_compare(app(retriever), terminal_size=size, run_before=opening("minor-injuries-only"))
+    """A labelled question the gate cuts: "cut by the gate" on the eval line, its expected chunk at rank 4 beyond the cutoff."""
+    from guide_tui.questions import load_questions
+
+    questions = load_questions().questions + [labelled_cut_by_gate()]
+    assert snap_compare(app(retriever, questions=questions), terminal_size=size, run_before=opening(LABELLED_CUT))
 
 
 @pytest.mark.parametrize("size", [SIZE, SMALL], ids=["120x40", "80x24"])

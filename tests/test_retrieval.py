@@ -16,9 +16,10 @@ from rich.console import Console
 
 from guide_tui.asked import asked_kinds
 from guide_tui.cli import main
+from guide_tui.inspection import explain
 from guide_tui.questions import load_questions
 from guide_tui.report import retrieval_table
-from guide_tui.retrieval import TOP_K, place_guides, query_analyzer
+from guide_tui.retrieval import REGION_LIST_LET_IN, TOP_K, best_teacher, place_guides, query_analyzer
 
 LABELLED = load_questions()
 BY_ID = {q.id: q for q in LABELLED.questions}
@@ -129,6 +130,26 @@ def test_the_teacher_lets_in_a_chunk_about_the_town_asked_that_the_preamble_push
     assert f"{let_in[0].vector_distance:.4f}t" in text and "t = beyond the cutoff but let in" in text
     assert text.index(let_in[0].chunk.chunk_id) < text.index("── cutoff")
     assert retrieval.to_json()["retrieved"][let_in[0].rank - 1]["let_in_by_teacher"] is True
+
+
+REGION_LIST = "Which towns can I reach by train?"
+
+
+def test_a_list_question_naming_no_town_lets_in_rows_within_a_wider_margin(retriever) -> None:
+    """"Which towns ...?" names no town to say which chunks are its own, but its items lie in several guides: a row
+    beyond the cutoff within REGION_LIST_LET_IN margins of the best teacher cosine is let in, from any guide."""
+    retrieval = retriever.retrieve(REGION_LIST)
+    cutoff, best = retrieval.gate.cutoff, best_teacher(retrieval.hits)
+    margin = retriever.fusion.teacher_let_in * REGION_LIST_LET_IN
+    assert retriever.let_in_margin(REGION_LIST) == margin > retriever.fusion.teacher_let_in
+    for hit in retrieval.hits:
+        assert hit.let_in == (hit.vector_distance > cutoff and hit.teacher_similarity >= best - margin)
+    let_in = [hit for hit in retrieval.hits if hit.let_in]
+    assert let_in and all(hit.teacher_similarity < best - retriever.fusion.teacher_let_in for hit in let_in)  # only the wider margin reaches them
+    assert any(hit.above_cutoff for hit in retrieval.hits)  # and not every row: the margin still holds
+    assert retriever.let_in_margin("How do I get around by train?") is None  # no town and no list: nothing is let in
+    lines = explain(retriever, retrieval, let_in[0]).lines()
+    assert f"the question asks for a list across the region and its teacher cosine {let_in[0].teacher_similarity:.4f} is within {margin:g}" in lines[-1]
 
 
 def test_gate_refuses_every_off_topic_question_and_passes_answerable_ones(retriever) -> None:

@@ -119,7 +119,7 @@ class KnobCommands(ListedCommands):
             ("region_bonus", "added to region-wide guides' chunks when the question names no town"),
             ("asked_value_bonus", "added to chunks holding the kind of value asked for"),
             ("teacher_weight", "the second stage's weight"),
-            ("teacher_let_in", "how near the best row's teacher cosine a row beyond the cutoff about the town asked is let in"),
+            ("teacher_let_in", "how near the best row's teacher cosine a row beyond the cutoff is let in (about the town asked, or a list's)"),
         ):
             knob = KNOB_BY_NAME[name]
             title = name.replace("_", " ").capitalize()
