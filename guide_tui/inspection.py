@@ -100,10 +100,10 @@ def explain(retriever: Retriever, retrieval: Retrieval, hit: Hit, answer=None) -
     quoted = ()
     if answer is not None and not answer.refused:
         quoted = tuple(c.quote for c in answer.citations if c.chunk_id == hit.chunk.chunk_id)
-    margin = retriever.let_in_margin(retrieval.read_as)
+    towns = retriever.towns_in(retrieval.read_as)
+    margin = retriever.let_in_margin(retrieval.read_as, towns)
     let_in_from = (best_teacher(retrieval.hits) or 0.0, retriever.fusion.teacher_let_in if margin is None else margin)
-    names_a_town = bool(retriever.towns_in(retrieval.read_as))
-    return RankExplanation(hit, rounded_values(hit.parts), matched, spans, quoted, let_in_from, names_a_town)
+    return RankExplanation(hit, rounded_values(hit.parts), matched, spans, quoted, let_in_from, bool(towns))
 
 
 @dataclass(frozen=True)

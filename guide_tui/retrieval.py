@@ -682,11 +682,11 @@ class Retriever:
             hits = self.let_in(question, hits)
         return Retrieval(asked, hits, gate, ranked.question_vector, implied)
 
-    def let_in_margin(self, question: str) -> float | None:
+    def let_in_margin(self, question: str, towns: set[str]) -> float | None:
         """How far below the best top chunk's teacher cosine a chunk beyond the cutoff is let in: the knob's margin for a
-        question naming a town, REGION_LIST_LET_IN of it for a list question naming none; None for any other question
-        naming no town, where nothing says which chunks are its own."""
-        if self.towns_in(question):
+        question naming a town (towns: towns_in(question)), REGION_LIST_LET_IN of it for a list question naming none;
+        None for any other question naming no town, where nothing says which chunks are its own."""
+        if towns:
             return self.fusion.teacher_let_in
         return self.fusion.teacher_let_in * REGION_LIST_LET_IN if asks_for_a_list(question) else None
 
@@ -694,10 +694,10 @@ class Retriever:
         """The hits with those beyond the cutoff that the teacher vouches for let in (FusionSettings.teacher_let_in):
         within let_in_margin of the best top chunk's teacher cosine and, when the question names a town, about it (its
         guide, or a region-wide chunk naming it)."""
-        margin, best = self.let_in_margin(question), best_teacher(hits)
+        towns = self.towns_in(question)
+        margin, best = self.let_in_margin(question, towns), best_teacher(hits)
         if margin is None or best is None:
             return hits
-        towns = self.towns_in(question)
         return [
             replace(hit, above_cutoff=False, let_in=True)
             if hit.above_cutoff and hit.rank <= TOP_K and hit.teacher_similarity is not None and hit.teacher_similarity >= best - margin

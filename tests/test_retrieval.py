@@ -141,13 +141,14 @@ def test_a_list_question_naming_no_town_lets_in_rows_within_a_wider_margin(retri
     retrieval = retriever.retrieve(REGION_LIST)
     cutoff, best = retrieval.gate.cutoff, best_teacher(retrieval.hits)
     margin = retriever.fusion.teacher_let_in * REGION_LIST_LET_IN
-    assert retriever.let_in_margin(REGION_LIST) == margin > retriever.fusion.teacher_let_in
+    assert retriever.let_in_margin(REGION_LIST, retriever.towns_in(REGION_LIST)) == margin > retriever.fusion.teacher_let_in
     for hit in retrieval.hits:
         assert hit.let_in == (hit.vector_distance > cutoff and hit.teacher_similarity >= best - margin)
     let_in = [hit for hit in retrieval.hits if hit.let_in]
     assert let_in and all(hit.teacher_similarity < best - retriever.fusion.teacher_let_in for hit in let_in)  # only the wider margin reaches them
     assert any(hit.above_cutoff for hit in retrieval.hits)  # and not every row: the margin still holds
-    assert retriever.let_in_margin("How do I get around by train?") is None  # no town and no list: nothing is let in
+    plain = "How do I get around by train?"
+    assert retriever.let_in_margin(plain, retriever.towns_in(plain)) is None  # no town and no list: nothing is let in
     lines = explain(retriever, retrieval, let_in[0]).lines()
     assert f"the question asks for a list across the region and its teacher cosine {let_in[0].teacher_similarity:.4f} is within {margin:g}" in lines[-1]
 
