@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from guide_tui import answerability  # noqa: E402
-from guide_tui.answerability import FEATURES, AnswerabilityModel, fit, fit_vectors  # noqa: E402
+from guide_tui.answerability import FEATURES, AnswerabilityModel, choose_threshold, fit, fit_vectors  # noqa: E402
 from guide_tui.answering import answer_question  # noqa: E402
 from guide_tui.indexes import BUNDLED_INDEX, build_index, load_index  # noqa: E402
 from guide_tui.questions import load_questions  # noqa: E402
@@ -101,25 +101,13 @@ def with_topic(rows: list[tuple[dict, int, str, np.ndarray]], topics: list[tuple
     return [(row[0] | {"topic": float(t)}, row[1]) for row, t in zip(rows, topic)], weights, bias
 
 
-def choose_threshold(model: AnswerabilityModel, rows: list[tuple[dict, int]]) -> float:
-    """The probability cut with the least cost on the fitting rows: a refused answerable part costs 1,
-    an answered unanswerable one ANSWERED_UNANSWERABLE_COST."""
-    scored = sorted((model.probability(f), y) for f, y in rows)
-    best, best_errors = 0.5, len(rows) + 1
-    for n in range(len(scored) + 1):
-        cut = scored[n][0] if n < len(scored) else 1.0
-        errors = sum(y for _, y in scored[:n]) + ANSWERED_UNANSWERABLE_COST * sum(1 - y for _, y in scored[n:])
-        if errors < best_errors:
-            best, best_errors = cut, errors
-    return best
-
-
 def fitted(rows: list[tuple[dict, int, str, np.ndarray]], topics: list[tuple[str, np.ndarray, int]], description: dict) -> AnswerabilityModel:
     scored, topic_weights, topic_bias = with_topic(rows, topics)
     weights, bias = fit([f for f, _ in scored], [y for _, y in scored], l2=L2)
     model = AnswerabilityModel(weights, bias, 0.5, description | {"topic_l2": TOPIC_L2, "topic_folds": TOPIC_FOLDS},
                                tuple(float(w) for w in topic_weights), topic_bias)
-    return replace(model, threshold=choose_threshold(model, scored))
+    probabilities = [model.probability(features) for features, _ in scored]
+    return replace(model, threshold=choose_threshold(probabilities, [y for _, y in scored], ANSWERED_UNANSWERABLE_COST))
 
 
 def run_with(model: AnswerabilityModel, retriever: Retriever, questions) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from guide_tui.answerability import FEATURES, SIGNS, AnswerabilityModel, fit, shipped_model
+from guide_tui.answerability import FEATURES, SIGNS, AnswerabilityModel, choose_threshold, fit, shipped_model
 from guide_tui.answering import answer_question
 from guide_tui.answers import REFUSAL
 from guide_tui.asked import WHEN, asks_for_a_list, asks_to_make_something, question_parts
@@ -304,6 +304,17 @@ def test_fit_separates_what_one_feature_separates() -> None:
     model = AnswerabilityModel(weights, bias, 0.5)
     assert weights["kind_missing"] < -1.0
     assert [model.probability(row) >= 0.5 for row in rows] == [bool(y) for y in labels]
+
+
+def test_the_threshold_sits_inside_the_cheapest_valley_not_on_its_edge() -> None:
+    """Cost by cut: 1 (one unanswerable part at 0.605 answered) from 0.1 to 0.605; 0 for a cut just above it; 20 once
+    the cut passes the twenty answerable parts at 0.61. The cheapest single cut (0.61) is a step from refusing twenty;
+    the chosen one is in the wide valley below it."""
+    probabilities = [0.1, 0.605] + [0.61] * 20 + [0.9] * 20
+    labels = [0, 0] + [1] * 40
+    cut = choose_threshold(probabilities, labels)
+    assert 0.15 <= cut <= 0.56
+    assert choose_threshold([0.2, 0.8], [0, 1]) == pytest.approx(0.5, abs=0.15)
 
 
 def test_the_shipped_model_weighs_every_feature_and_says_what_it_was_fitted_on() -> None:
