@@ -271,7 +271,9 @@ def asked_kinds(question: str) -> list[tuple[str, ...]]:
                 groups.append(kinds)
                 by_price_word.append(cue in (AMOUNT_WORD_CUE, PRICE_WORD_CUE))
             remaining = cue.sub(" ", remaining)
-    if WHEN in groups or ("place",) in groups:  # "when do rooms cost a fortune?" asks when; "where to eat without harbour prices?" where
+    if WHEN in groups or ("place",) in groups or any("duration" in kinds for kinds in groups):
+        # "when do rooms cost a fortune?" asks when; "where to eat without harbour prices?" where; "how long before I
+        # start paying?" how long
         groups = [kinds for kinds, by_word in zip(groups, by_price_word) if not by_word]
     return groups
 

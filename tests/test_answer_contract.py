@@ -574,6 +574,7 @@ def test_free_of_another_thing_is_no_price_for_what_was_asked(retriever) -> None
         ("Is there a fee to climb the tower in Kestrelford?", [("amount",)]),
         ("Where can we eat in Brightwater that isn't tourist prices?", [("place",)]),
         ("How many hours does the Corry Vale circuit take?", [("duration",)]),  # a count of hours is how long
+        ("How long can I leave the car in Thornby Wells before I have to start paying?", [("duration", "distance")]),  # no price
         ("How many miles is the river walk?", [("distance",)]),
         ("How many buses a day go to Halden Bay?", [("number",)]),
         ("Name the main sights in Brightwater.", []),  # an opening "name" asks for a list
