@@ -18,10 +18,11 @@ today=$(date +%Y-%m-%d)  # the reports are named by local date (evaluation.py)
 rm -f "results/eval-$today-extractive.md" "results/eval-$today-extractive.json"
 $guide eval --index "$bundled" --out results > /dev/null 2>&1
 for file in benchmarks/data/*_questions.jsonl ../shared/eval/dev_questions.jsonl; do
-  name=$(basename "$file" .jsonl)
+  name=$(basename "$file" _questions.jsonl)
+  report=results/eval-$today-extractive-$name-questions  # the name evaluation.py gives the set's report
   index=$originals
-  for set in $on_bundled; do [ "$name" = "${set}_questions" ] && index=$bundled; done
-  rm -f "results/eval-$today-extractive-${name%_questions}-questions.md" "results/eval-$today-extractive-${name%_questions}-questions.json"
+  for set in $on_bundled; do [ "$name" = "$set" ] && index=$bundled; done
+  rm -f "$report.md" "$report.json"
   $guide eval --index "$index" --questions "$file" --out results > /dev/null 2>&1
-  echo "$name: $(ls -t results/eval-$today-extractive-${name%_questions}-questions.md 2>/dev/null | head -1)"
+  echo "$name: $(ls "$report.md" 2>/dev/null)"
 done
