@@ -89,10 +89,10 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"\bsteep(?:er|est)?\b|\bhilly\b|\bstepped\b|\bsteps\b|\bstairs\b|\buphill\b|\bclimbs?\b|\bslopes?\b",
     ),
     "ease": (
-        r"\beas(?:y|ier|iest)\b|\bstraightforward\b|\bmanageable\b|\bsimple\b|\beffortless\b"
-        r"|\bnot (?:a|really a) problem\b",
+        r"\beas(?:y|ier|iest)\b|\bstraightforward\b|\bmanageable\b|\bsimpl(?:e|er|est)\b|\beffortless\b"
+        r"|\bnot (?:a|really a) problem\b|\bhassle-free\b",
         r"\bhard(?:er|est)?\b|\bdifficult\b|\btricky\b|\bawkward\b|\bserious\b|\btough\b"
-        r"|\bchallenging\b|\bstrenuous\b|\bdemanding\b|\bhard work\b|\ba struggle\b",
+        r"|\bchallenging\b|\bstrenuous\b|\bdemanding\b|\bhard work\b|\ba struggle\b|\bhassle\b(?!-free)",
     ),
     "busy": (
         r"\bbus(?:y|ier|iest)\b|\bcrowd(?:s|ed)\b|\bpacked\b|\bbustling\b|\bhectic\b|\bheaving\b|\bovercrowded\b"
@@ -247,6 +247,11 @@ def pairs_taken(text: str) -> list[str]:
     return [PAIRS[n] for n in sorted(found)]
 
 
+EXCEPTION_AHEAD = r"(?!\s*(?:apart from|except|other than|but for|save for)\b)"
+"""No cut before an exception: "no public transport, apart from a school bus" is one exclusive clause, not a denial."""
+CLAUSE_BREAK = re.compile(
+    rf"\s*[,;:()]{EXCEPTION_AHEAD}\s*|\s+[—–]\s+|\s+(?=\b(?:and|but|while|whereas|though|although|so|because|since)\b)"
+)
 @dataclass(frozen=True)
 class Polarity:
     """A clause read for what it denies and which side of each opposite pair it takes."""
@@ -323,3 +328,18 @@ def polarity(clause: str) -> Polarity:
     negative = len([n for n in negators if (n not in flipping or n in denies_more) and n in content_after]) % 2 == 1
     sides_taken = {k: frozenset(v) for k, v in sides.items()}
     return Polarity(text, tuple(sorted(negators + denying)), scope_ends, sides_taken, said, spans, negative, exclusive)
+
+
+SENTENCE_OR_DASH = re.compile(r"(?<=[.!?])\s+|\s+-\s+")  # "...these days. Which walks...", "can't manage steps - which towns..."
+LEAST = re.compile(r"(?<!\bat )\bleast\b(?= \w)", re.IGNORECASE)  # "the least hassle" asks for the other side: "not hassle"
+
+
+def stance(text: str) -> dict[str, frozenset[int]]:
+    """The side of each opposite pair a text takes, read clause by clause, so that a negator denies only its own clause
+    ("My knees aren't great. Which walks are gentle?" asks for gentle), "least" as "not"; a pair taken both ways is left out."""
+    sides: dict[str, set[int]] = {}
+    for sentence in SENTENCE_OR_DASH.split(text):
+        for clause in CLAUSE_BREAK.split(LEAST.sub("not", sentence)):
+            for concept, taken in polarity(clause).sides.items():
+                sides.setdefault(concept, set()).update(taken)
+    return {concept: frozenset(taken) for concept, taken in sides.items() if len(taken) == 1}

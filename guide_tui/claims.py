@@ -40,7 +40,7 @@ import numpy as np
 from guide_tui.answers import REFUSAL, Citation
 from guide_tui.asked import DAY_AND_MONTH_NAMES, PAYMENT_MEANS
 from guide_tui.chunking import Chunk, sentences
-from guide_tui.claim_polarity import PARTIAL, SIDES, UNIVERSAL, UNORDERED, Polarity, is_negator, normalised, polarity
+from guide_tui.claim_polarity import CLAUSE_BREAK, PARTIAL, SIDES, UNIVERSAL, UNORDERED, Polarity, is_negator, normalised, polarity
 from guide_tui.claim_values import ALL_DAYS, DIMENSIONS, EXCEPTED, Value, values_in, with_rest
 from guide_tui.embedding import Embedder
 from guide_tui.extractive import IRREGULAR_PARTICIPLES
@@ -52,11 +52,6 @@ CITATION_MARK = re.compile(CITATION)
 CITATION_AFTER_STOP = re.compile(rf"([.!?])((?:{CITATION})+)")  # "...8:30. [guide_x.md]": moved before the stop
 CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
 LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-EXCEPTION_AHEAD = r"(?!\s*(?:apart from|except|other than|but for|save for)\b)"
-"""No cut before an exception: "no public transport, apart from a school bus" is one exclusive clause, not a denial."""
-CLAUSE_BREAK = re.compile(
-    rf"\s*[,;:()]{EXCEPTION_AHEAD}\s*|\s+[—–]\s+|\s+(?=\b(?:and|but|while|whereas|though|although|so|because|since)\b)"
-)
 WORD = re.compile(r"[a-z][a-z'-]*")
 CONTRACTED = re.compile(r"'(?:s|re|ve|ll|d|m)$")  # "they're", "we'll": the word before is the word ("it's" is "it")
 FILLER = frozenset(

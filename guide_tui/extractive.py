@@ -47,6 +47,7 @@ from guide_tui.asked import (
     sentences_of,
 )
 from guide_tui.chunking import paragraphs
+from guide_tui.claim_polarity import polarity, stance
 from guide_tui.retrieval import SETTING_OUT, Hit, Retrieval, Retriever, query_analyzer
 
 # ---------------------------------------------------------------- what the question asks for
@@ -787,7 +788,7 @@ def part_evidence(
     if named_section is not None:
         subject = replace(subject, headed=heading_words(part, subject))
     if whole_section:
-        quotes = list_quotes(named_section, ranked, subject, facts)
+        quotes = list_quotes(part, named_section, ranked, subject, facts)
         best = quotes[0]
     else:
         best = ranked[0]
@@ -905,13 +906,27 @@ def section_asked(part: str, ranked: list[Candidate], facts: Analysed) -> int | 
     return None
 
 
-def list_quotes(named_section: int | None, ranked: list[Candidate], subject: Subject, facts: Analysed) -> list[Candidate]:
+def section_on_the_side_asked(part: str, ranked: list[Candidate]) -> int | None:
+    """The rank of the chunk to quote in place of the top one when the top one's heading takes the opposite side of what
+    the question asks ("easiest" against "Difficult", claim_polarity.OPPOSITES): the highest-ranked whose heading takes
+    the question's side ("Straightforward"), else the highest-ranked that takes none against it; None when the top
+    one's heading does not oppose the question."""
+    asked = stance(part)
+    headings = {rank: polarity(section).sides for rank, section in sorted({(c.hit.rank, c.hit.chunk.section) for c in ranked})}
+    opposes = lambda rank: any(headings[rank].get(concept) == {-side for side in sides} for concept, sides in asked.items())  # noqa: E731
+    agrees = lambda rank: any(headings[rank].get(concept) == sides for concept, sides in asked.items())  # noqa: E731
+    if not asked or not opposes(min(headings)):
+        return None
+    return next((rank for rank in headings if agrees(rank)), None) or next((rank for rank in headings if not opposes(rank)), None)
+
+
+def list_quotes(part: str, named_section: int | None, ranked: list[Candidate], subject: Subject, facts: Analysed) -> list[Candidate]:
     """For a question a section answers (quotes_a_section): the best sentences of the chunk whose heading the question
     names (named_section, the rank section_asked found), else of the highest-ranked chunk (a list is usually one section, "What to see"), then the best
     sentence of each further chunk (the items of "which towns..." are spread over the towns' guides)
     that the teacher finds nearly as close to the question (FILL_MARGIN) as the best quoted one, and its second best
     if that is as close too."""
-    chosen = named_section or min(c.hit.rank for c in ranked)
+    chosen = named_section or section_on_the_side_asked(part, ranked) or min(c.hit.rank for c in ranked)
     quotes = [c for c in ranked if c.hit.rank == chosen][:LIST_QUOTES_FROM_TOP]
     floor = max(c.teacher for c in quotes) - FILL_MARGIN
     taken: Counter[int] = Counter()  # sentences quoted so far from each further chunk

@@ -174,6 +174,14 @@ def test_a_question_naming_a_town_is_answered_from_that_towns_guide(retriever) -
         assert citation.file == "guide_pellew_sands.md" or "Pellew Sands" in citation.quote
 
 
+def test_a_list_comes_from_the_section_whose_heading_takes_the_side_asked(retriever) -> None:
+    """"The easiest towns" ranks the accessibility guide's "Difficult" first (near in meaning, opposite in sense): the
+    list is the section headed "Straightforward", the easy towns, not the hard ones."""
+    answer, _ = ask(retriever, "Which towns are the easiest for a wheelchair user?")
+    assert answer.citations[0].section == "Straightforward"
+    assert "Marchwood" in answer.text and "Kestrelford" not in answer.text
+
+
 def test_the_lead_names_the_guide_and_the_pieces_are_the_answer(retriever) -> None:
     answer, pieces = ask(retriever, "When does the Kestrelford bakery sell out?")
     assert answer.text.startswith("Kestrelford's guide says: \"The Kestrelford bakery sells out by 11am.\"")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from guide_tui.claim_polarity import polarity
+from guide_tui.claim_polarity import polarity, stance
 from guide_tui.claim_values import values_in
 
 
@@ -254,6 +254,21 @@ def test_denials_are_read_from_the_negators(clause, negative):
 )
 def test_a_clause_takes_a_side_of_an_opposite_pair(clause, concept, sides):
     assert polarity(clause).sides[concept] == frozenset(sides)
+
+
+@pytest.mark.parametrize(
+    ("text", "sides"),
+    [
+        ("My knees aren't great these days. Which walks are gentle?", {"good": {-1}, "slope": {1}}),  # the denial stays in its sentence
+        ("I can't manage steps - which towns are simplest for me?", {"slope": {1}, "ease": {1}}),  # "can't" denies the steps
+        ("Any easy, flat walks that aren't too strenuous?", {"ease": {1}, "slope": {1}}),
+        ("Is it busy or quiet in May?", {}),  # both sides of a pair: no side
+        ("Which town is the least hassle with a pushchair?", {"ease": {1}}),  # the least of one side asks for the other
+        ("A walk of at least six miles, and hard going", {"ease": {-1}}),  # "at least" is a bound
+    ],
+)
+def test_a_text_takes_sides_clause_by_clause(text, sides):
+    assert stance(text) == {concept: frozenset(taken) for concept, taken in sides.items()}
 
 
 @pytest.mark.parametrize(
