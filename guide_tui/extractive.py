@@ -38,6 +38,7 @@ from guide_tui.asked import (
     SECTION_CUES,
     SECTION_GIVES,
     SOFT_KINDS,
+    THE_SEASONS,
     asked_kinds,
     asks_for_a_list,
     asks_to_make_something,
@@ -898,6 +899,8 @@ def section_asked(part: str, ranked: list[Candidate], facts: Analysed) -> int | 
     One shared word is too weak a sign: "get food" is no "Getting there"."""
     asked = " ".join(stem_run(facts.towns.masked(part), facts))
     cued = {facts.stem(word) for word in sections_asked(part)}
+    if not facts.towns.found_in(part):  # "which places are packed in summer?": the region's "Summer, June to August"
+        cued |= {facts.stem(season) for season in THE_SEASONS if re.search(rf"\b{season}\b", part, re.IGNORECASE)}
     sections = {c.hit.rank: c.hit.chunk.section for c in ranked}
     for rank in sorted(sections):
         heading = stem_run(sections[rank], facts, HEADING_FRAME)

@@ -182,6 +182,13 @@ def test_a_list_comes_from_the_section_whose_heading_takes_the_side_asked(retrie
     assert "Marchwood" in answer.text and "Kestrelford" not in answer.text
 
 
+def test_a_list_about_a_season_anywhere_comes_from_the_section_headed_with_it(retriever) -> None:
+    """Naming no town, "which spots ... over the winter holidays" asks the region's winter: the section headed "Winter,
+    December to February", though the walking guide's "Seasonal notes" ranks above it."""
+    answer, _ = ask(retriever, "Which spots are quietest over the winter holidays?")
+    assert answer.citations[0].section == "Winter, December to February"
+
+
 def test_the_lead_names_the_guide_and_the_pieces_are_the_answer(retriever) -> None:
     answer, pieces = ask(retriever, "When does the Kestrelford bakery sell out?")
     assert answer.text.startswith("Kestrelford's guide says: \"The Kestrelford bakery sells out by 11am.\"")
