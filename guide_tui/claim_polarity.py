@@ -91,7 +91,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "ease": (
         r"\beas(?:y|ier|iest)\b|\bstraightforward\b|\bmanageable\b|\bsimpl(?:e|er|est)\b|\beffortless\b"
         r"|\bnot (?:a|really a) problem\b|\bhassle-free\b",
-        r"\bhard(?:er|est)?\b|\bdifficult\b|\btricky\b|\bawkward\b|\bserious\b|\btough\b"
+        r"\bhard(?:er|est)?\b|\bdifficult\b|\btricky\b|\bawkward\b|\bserious\b|\btough(?:er|est)?\b"
         r"|\bchallenging\b|\bstrenuous\b|\bdemanding\b|\bhard work\b|\ba struggle\b|\bhassle\b(?!-free)",
     ),
     "busy": (

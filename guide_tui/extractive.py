@@ -793,6 +793,9 @@ def part_evidence(
         best = quotes[0]
     else:
         best = ranked[0]
+        if not subject.yes_no:  # "the toughest walk" is not in the section headed "Easy" (a yes/no question's answer may be)
+            sides = heading_sides(part, ranked)
+            best = next((c for c in ranked if sides[c.hit.rank] >= 0), best) if sides[best.hit.rank] < 0 else best
         quotes = [best] + completion(subject, best, facts, teacher)
     primary = list(quotes)  # what answers; the companions below only add to it
     for other in ranked[1:]:
@@ -909,18 +912,26 @@ def section_asked(part: str, ranked: list[Candidate], facts: Analysed) -> int | 
     return None
 
 
+def heading_sides(part: str, ranked: list[Candidate]) -> dict[int, int]:
+    """Per retrieved chunk's rank, best first: +1 when its heading takes the side of an opposite pair the question takes
+    ("Straightforward" for "the easiest towns", claim_polarity.OPPOSITES), -1 when it takes the other ("Difficult"), else 0."""
+    asked = stance(part)
+    sides = {}
+    for rank, section in sorted({(c.hit.rank, c.hit.chunk.section) for c in ranked}):
+        heading = polarity(section).sides if asked else {}
+        agrees = any(heading.get(concept) == taken for concept, taken in asked.items())
+        sides[rank] = 1 if agrees else -1 if any(heading.get(concept) == {-side for side in taken} for concept, taken in asked.items()) else 0
+    return sides
+
+
 def section_on_the_side_asked(part: str, ranked: list[Candidate]) -> int | None:
     """The rank of the chunk to quote in place of the top one when the top one's heading takes the opposite side of what
-    the question asks ("easiest" against "Difficult", claim_polarity.OPPOSITES): the highest-ranked whose heading takes
-    the question's side ("Straightforward"), else the highest-ranked that takes none against it; None when the top
-    one's heading does not oppose the question."""
-    asked = stance(part)
-    headings = {rank: polarity(section).sides for rank, section in sorted({(c.hit.rank, c.hit.chunk.section) for c in ranked})}
-    opposes = lambda rank: any(headings[rank].get(concept) == {-side for side in sides} for concept, sides in asked.items())  # noqa: E731
-    agrees = lambda rank: any(headings[rank].get(concept) == sides for concept, sides in asked.items())  # noqa: E731
-    if not asked or not opposes(min(headings)):
+    the question asks (heading_sides): the highest-ranked whose heading takes the question's side, else the highest-ranked
+    that takes none against it; None when the top one's heading does not oppose the question."""
+    sides = heading_sides(part, ranked)
+    if sides[min(sides)] >= 0:
         return None
-    return next((rank for rank in headings if agrees(rank)), None) or next((rank for rank in headings if not opposes(rank)), None)
+    return next((rank for rank, side in sides.items() if side > 0), None) or next((rank for rank, side in sides.items() if side == 0), None)
 
 
 def list_quotes(part: str, named_section: int | None, ranked: list[Candidate], subject: Subject, facts: Analysed) -> list[Candidate]:

@@ -182,6 +182,13 @@ def test_a_list_comes_from_the_section_whose_heading_takes_the_side_asked(retrie
     assert "Marchwood" in answer.text and "Kestrelford" not in answer.text
 
 
+def test_one_answer_is_not_taken_from_a_section_whose_heading_says_the_opposite(retriever) -> None:
+    """"The easiest place to get around with a pushchair" is nearest a sentence under "Difficult" (the accessibility
+    guide's stepped lanes); the answer leads with the section headed "Straightforward" instead."""
+    answer, _ = ask(retriever, "Where is the easiest place to get around with a pushchair?")
+    assert answer.citations[0].section == "Straightforward" and "Thornby Wells" in answer.citations[0].quote
+
+
 def test_a_list_about_a_season_anywhere_comes_from_the_section_headed_with_it(retriever) -> None:
     """Naming no town, "which spots ... over the winter holidays" asks the region's winter: the section headed "Winter,
     December to February", though the walking guide's "Seasonal notes" ranks above it."""
