@@ -48,7 +48,7 @@ from guide_tui.asked import (
     sentences_of,
 )
 from guide_tui.chunking import paragraphs
-from guide_tui.claim_polarity import polarity, stance
+from guide_tui.claim_polarity import english_words, polarity, stance
 from guide_tui.retrieval import SETTING_OUT, Hit, Retrieval, Retriever, query_analyzer
 
 # ---------------------------------------------------------------- what the question asks for
@@ -610,7 +610,14 @@ def same_root(word: str, sentence: Sentence) -> bool:
     "mill"/"watermill"): stemming keeps these apart. Both need ROOT_LETTERS letters or more."""
     if len(word) < ROOT_LETTERS:
         return False
-    return word in sentence.affixes or any(part in sentence.word_set for part in affixes(word))
+    return word in sentence.affixes or any(part in sentence.word_set and not another_head(word, part) for part in affixes(word))
+
+
+def another_head(word: str, start: str) -> bool:
+    """The word is a compound beginning with `start` whose second half, an English word of ROOT_LETTERS letters or
+    more, names what it is: a "nightclub" is a club, not a night ("watermill", ending in "mill", is a mill)."""
+    rest = word[len(start) :]
+    return word.startswith(start) and len(rest) >= ROOT_LETTERS and rest in english_words()
 
 
 # How a sentence is ranked as the answer (measured on the "tune" questions).

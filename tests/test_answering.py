@@ -293,6 +293,15 @@ def test_a_sentence_covers_a_word_its_section_heading_holds(retriever) -> None:
     assert [SINGULAR.sub("", heading) for heading in ("buses", "beaches", "walks", "passes", "bus")] == ["bus", "beach", "walk", "pass", "bus"]
 
 
+def test_a_compound_is_covered_by_its_second_half_not_its_first(retriever) -> None:
+    """"Nightclub" begins with "night", a word of the guides, but a nightclub is a club: the guides never mention one.
+    "Bookshops" ends with "shops", and "walkers" is "walk" with an ending: both are covered."""
+    facts = analysed(retriever)
+    region = facts.place_evidence(set())
+    covered = {q: float(coverage(subject_of(q, facts), region, facts)[0]) for q in ("nightclub?", "bookshops?", "walkers?")}
+    assert covered["nightclub?"] < SIMILAR_WORD and covered["bookshops?"] == covered["walkers?"] == 1.0
+
+
 def test_how_much_cheaper_is_given_by_a_proportion_said_with_a_verb() -> None:
     from guide_tui.asked import FOUND
 
