@@ -47,6 +47,7 @@ class Verdict:
     answered: bool
     features: dict[str, float]
     reason: str | None = None  # for a refusal: what the guides did not cover (names no source)
+    passed_over: str | None = None  # why the top row went unquoted, when its heading says the opposite of the question
 
     def to_json(self) -> dict:
         return {
@@ -55,6 +56,7 @@ class Verdict:
             "answered": self.answered,
             "features": {name: round(value, 4) for name, value in self.features.items()},
             "reason": self.reason,
+            "passed_over": self.passed_over,
         }
 
 

@@ -795,14 +795,14 @@ def part_evidence(
     named_section = section_asked(part, ranked, facts)
     if named_section is not None:
         subject = replace(subject, headed=heading_words(part, subject))
+    sides = heading_sides(part, ranked)
     if whole_section:
-        quotes = list_quotes(part, named_section, ranked, subject, facts)
+        quotes = list_quotes(named_section, sides, ranked, subject, facts)
         best = quotes[0]
     else:
         best = ranked[0]
-        if not subject.yes_no:  # "the toughest walk" is not in the section headed "Easy" (a yes/no question's answer may be)
-            sides = heading_sides(part, ranked)
-            best = next((c for c in ranked if sides[c.hit.rank] >= 0), best) if sides[best.hit.rank] < 0 else best
+        if not subject.yes_no and sides[best.hit.rank] < 0:  # "the toughest walk" is not under "Easy" (a yes/no's answer may be)
+            best = next((c for c in ranked if sides[c.hit.rank] >= 0), best)
         quotes = [best] + completion(subject, best, facts, teacher)
     primary = list(quotes)  # what answers; the companions below only add to it
     for other in ranked[1:]:
@@ -821,10 +821,11 @@ def part_evidence(
     model = shipped_model()
     features = answerability_features(subject, primary, everything, facts) | {"topic": model.topic(part_vector)}
     probability = model.probability(features)
+    passed = passed_over(sides, best, ranked)
     if probability >= model.threshold:
-        return Evidence(quotes, verdicts=[Verdict(part, probability, True, features)])
+        return Evidence(quotes, verdicts=[Verdict(part, probability, True, features, passed_over=passed)])
     reason = why_unanswerable(subject, quotes, everything, facts) or "the retrieved sentences do not answer it"
-    return Evidence(quotes, reason, verdicts=[Verdict(part, probability, False, features, reason)])
+    return Evidence(quotes, reason, verdicts=[Verdict(part, probability, False, features, reason, passed_over=passed)])
 
 
 TRANSPORT_MODES = frozenset("tram trams streetcar streetcars bus buses shuttle shuttles".split())
@@ -931,23 +932,35 @@ def heading_sides(part: str, ranked: list[Candidate]) -> dict[int, int]:
     return sides
 
 
-def section_on_the_side_asked(part: str, ranked: list[Candidate]) -> int | None:
+def section_on_the_side_asked(sides: dict[int, int]) -> int | None:
     """The rank of the chunk to quote in place of the top one when the top one's heading takes the opposite side of what
-    the question asks (heading_sides): the highest-ranked whose heading takes the question's side, else the highest-ranked
-    that takes none against it; None when the top one's heading does not oppose the question."""
-    sides = heading_sides(part, ranked)
+    the question asks (sides: heading_sides): the highest-ranked whose heading takes the question's side, else the
+    highest-ranked that takes none against it; None when the top one's heading does not oppose the question."""
     if sides[min(sides)] >= 0:
         return None
     return next((rank for rank, side in sides.items() if side > 0), None) or next((rank for rank, side in sides.items() if side == 0), None)
 
 
-def list_quotes(part: str, named_section: int | None, ranked: list[Candidate], subject: Subject, facts: Analysed) -> list[Candidate]:
+def passed_over(sides: dict[int, int], best: Candidate, ranked: list[Candidate]) -> str | None:
+    """What the answer says of the top row when it leads with another because the top row's heading says the opposite of
+    the question (heading_sides), for the reader tuning retrieval to see why the top row went unquoted; None otherwise."""
+    top = min(sides)
+    if sides[top] >= 0 or best.hit.rank == top:
+        return None
+    section = next(c.hit.chunk.section for c in ranked if c.hit.rank == top)
+    return f"row {top} “{section}” passed over: its heading says the opposite of the question; led by row {best.hit.rank} “{best.hit.chunk.section}”"
+
+
+def list_quotes(
+    named_section: int | None, sides: dict[int, int], ranked: list[Candidate], subject: Subject, facts: Analysed
+) -> list[Candidate]:
     """For a question a section answers (quotes_a_section): the best sentences of the chunk whose heading the question
-    names (named_section, the rank section_asked found), else of the highest-ranked chunk (a list is usually one section, "What to see"), then the best
+    names (named_section, the rank section_asked found), else of the highest-ranked chunk whose heading does not say the
+    opposite of the question (section_on_the_side_asked; a list is usually one section, "What to see"), then the best
     sentence of each further chunk (the items of "which towns..." are spread over the towns' guides)
     that the teacher finds nearly as close to the question (FILL_MARGIN) as the best quoted one, and its second best
     if that is as close too."""
-    chosen = named_section or section_on_the_side_asked(part, ranked) or min(c.hit.rank for c in ranked)
+    chosen = named_section or section_on_the_side_asked(sides) or min(c.hit.rank for c in ranked)
     quotes = [c for c in ranked if c.hit.rank == chosen][:LIST_QUOTES_FROM_TOP]
     floor = max(c.teacher for c in quotes) - FILL_MARGIN
     taken: Counter[int] = Counter()  # sentences quoted so far from each further chunk

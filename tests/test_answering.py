@@ -187,6 +187,10 @@ def test_one_answer_is_not_taken_from_a_section_whose_heading_says_the_opposite(
     guide's stepped lanes); the answer leads with the section headed "Straightforward" instead."""
     answer, _ = ask(retriever, "Where is the easiest place to get around with a pushchair?")
     assert answer.citations[0].section == "Straightforward" and "Thornby Wells" in answer.citations[0].quote
+    assert answer.verdicts[0].to_json()["passed_over"] == (
+        "row 1 “Difficult” passed over: its heading says the opposite of the question; led by row 3 “Straightforward”"
+    )
+    assert ask(retriever, "When does the Kestrelford bakery sell out?")[0].verdicts[0].passed_over is None
 
 
 def test_a_list_about_a_season_anywhere_comes_from_the_section_headed_with_it(retriever) -> None:

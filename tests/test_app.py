@@ -758,6 +758,16 @@ async def test_a_refusal_close_to_the_threshold_shows_its_probability_below_it(r
         assert float(shown.group(1)) < float(shown.group(2))
 
 
+async def test_the_answer_says_why_it_passed_over_a_top_row_whose_heading_says_the_opposite(retriever):
+    """"The easiest place" ranks "Difficult" first; the answer leads with "Straightforward", and says so under the answer
+    for whoever is tuning retrieval, or the unquoted top row looks like a ranking fault."""
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "Where is the easiest place to get around with a pushchair?")
+        answer = " ".join(text_of(app, "#answer-text").split())
+        assert "quoted row 1 “Difficult” passed over: its heading says the opposite of the question; led by row 3 “Straightforward”" in answer
+
+
 async def test_a_part_refused_above_the_threshold_says_what_overruled_the_model(retriever):
     """"..., and what is showing this week?" scores above the threshold, but leans on a cinema the guides
     never mention: its line says so, or "p=0.57 (answers at ≥ 0.52)" beside a refusal reads as a contradiction."""

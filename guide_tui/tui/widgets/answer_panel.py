@@ -100,6 +100,8 @@ def verdict_lines(answer: Answer) -> list[str]:
         p, at = apart(verdict.probability, model.threshold)
         overruled = f"; refused all the same: {verdict.reason}" if not verdict.answered and verdict.probability >= model.threshold else ""
         lines.append(f"answerability {label}p={p} (answers at ≥ {at}); most weight: {why}{overruled}")
+        if verdict.passed_over:
+            lines.append(f"quoted {label}{verdict.passed_over}")
     return lines
 
 
