@@ -35,6 +35,7 @@ from guide_tui.asked import (
     FREE_OF_CHARGE,
     KIND_NAMES,
     KINDS_OF_WORD,
+    MONTH_WORDS,
     SECTION_CUES,
     SECTION_GIVES,
     SOFT_KINDS,
@@ -910,14 +911,21 @@ def section_asked(part: str, ranked: list[Candidate], facts: Analysed) -> int | 
     One shared word is too weak a sign: "get food" is no "Getting there"."""
     asked = " ".join(stem_run(facts.towns.masked(part), facts))
     cued = {facts.stem(word) for word in sections_asked(part)}
-    if not facts.towns.found_in(part):  # "which places are packed in summer?": the region's "Summer, June to August"
-        cued |= {facts.stem(season) for season in THE_SEASONS if re.search(rf"\b{season}\b", part, re.IGNORECASE)}
     sections = {c.hit.rank: c.hit.chunk.section for c in ranked}
     for rank in sorted(sections):
         heading = stem_run(sections[rank], facts, HEADING_FRAME)
-        if cued.intersection(heading) or (len(heading) > 1 and f" {' '.join(heading)} " in f" {asked} "):
+        if cued.intersection(heading) or (len(heading) > 1 and f" {' '.join(heading)} " in f" {asked} ") or dated(part, sections[rank], facts):
             return rank
     return None
+
+
+def dated(part: str, heading: str, facts: Analysed) -> bool:
+    """A question naming no town names a season or month the heading spans: "which places are packed in summer?" or
+    "quiet in January?" asks the region's "Summer, June to August" or "Winter, December to February"."""
+    if facts.towns.found_in(part):
+        return False
+    words = [word for word in WORD.findall(part.lower()) if word in THE_SEASONS or word in MONTH_WORDS]
+    return any(names_the_date(word, heading) if word in MONTH_WORDS else re.search(rf"\b{word}\b", heading.lower()) for word in words)
 
 
 def heading_sides(part: str, ranked: list[Candidate]) -> dict[int, int]:
