@@ -331,12 +331,14 @@ def polarity(clause: str) -> Polarity:
 
 
 SENTENCE_OR_DASH = re.compile(r"(?<=[.!?])\s+|\s+-\s+")  # "...these days. Which walks...", "can't manage steps - which towns..."
-LEAST = re.compile(r"(?<!\bat )\bleast\b(?= \w)", re.IGNORECASE)  # "the least hassle" asks for the other side: "not hassle"
+LEAST = re.compile(r"(?<!\bat )\bleast\b(?= \w)|\b(?:less|fewer)\b(?= \w)|(?<!\ba )\blittle\b(?= \w)", re.IGNORECASE)
+"""The least, less or little of one side asks for the other: "the least hassle", "as little hassle as possible" ("a little" is some)."""
 
 
 def stance(text: str) -> dict[str, frozenset[int]]:
     """The side of each opposite pair a text takes, read clause by clause, so that a negator denies only its own clause
-    ("My knees aren't great. Which walks are gentle?" asks for gentle), "least" as "not"; a pair taken both ways is left out."""
+    ("My knees aren't great. Which walks are gentle?" asks for gentle), "least", "less" or "little" as "not" (LEAST); a
+    pair taken both ways is left out."""
     sides: dict[str, set[int]] = {}
     for sentence in SENTENCE_OR_DASH.split(text):
         for clause in CLAUSE_BREAK.split(LEAST.sub("not", sentence)):

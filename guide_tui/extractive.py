@@ -806,7 +806,10 @@ def part_evidence(
             best = next((c for c in ranked if sides[c.hit.rank] >= 0), best)
         quotes = [best] + completion(subject, best, facts, teacher)
     primary = list(quotes)  # what answers; the companions below only add to it
-    for other in ranked[1:]:
+    usable = ranked  # what further quotes come from: for "the toughest walk", nothing under "Easy"
+    if not subject.yes_no and sides[best.hit.rank] >= 0:
+        usable = [c for c in ranked if sides[c.hit.rank] >= 0]
+    for other in usable[1:]:
         if len(quotes) >= MAX_QUOTES:
             break
         as_good = other.share >= best.share and other.share > 0 and other.kinds_found >= best.kinds_found
@@ -817,7 +820,7 @@ def part_evidence(
         if ((as_good and (close or another_guide)) or near) and fresh and stands_alone(other, subject, facts):
             quotes.append(other)
     if not whole_section:
-        quotes += closest_to_question(ranked, quotes, subject, facts)
+        quotes += closest_to_question(usable, quotes, subject, facts)
     quotes = denials(ranked, quotes, subject) + quotes
     model = shipped_model()
     features = answerability_features(subject, primary, everything, facts) | {"topic": model.topic(part_vector)}
@@ -965,15 +968,18 @@ def list_quotes(
     """For a question a section answers (quotes_a_section): the best sentences of the chunk whose heading the question
     names (named_section, the rank section_asked found), else of the highest-ranked chunk whose heading does not say the
     opposite of the question (section_on_the_side_asked; a list is usually one section, "What to see"), then the best
-    sentence of each further chunk (the items of "which towns..." are spread over the towns' guides)
-    that the teacher finds nearly as close to the question (FILL_MARGIN) as the best quoted one, and its second best
-    if that is as close too."""
+    sentence of each further chunk (the items of "which towns..." are spread over the towns' guides), none under a
+    heading that says the opposite, that the teacher finds nearly as close to the question (FILL_MARGIN) as the best
+    quoted one, and its second best if that is as close too."""
     chosen = named_section or section_on_the_side_asked(sides) or min(c.hit.rank for c in ranked)
     quotes = [c for c in ranked if c.hit.rank == chosen][:LIST_QUOTES_FROM_TOP]
     floor = max(c.teacher for c in quotes) - FILL_MARGIN
     taken: Counter[int] = Counter()  # sentences quoted so far from each further chunk
     others = []  # best first (ranked is)
+    on_the_side_asked = sides[chosen] >= 0  # then the easiest towns are not listed beside sentences under "Difficult"
     for c in ranked:
+        if on_the_side_asked and sides[c.hit.rank] < 0:
+            continue
         if c.hit.rank != chosen and taken[c.hit.rank] < LIST_QUOTES_FROM_OTHERS and c.teacher >= floor and stands_alone(c, subject, facts):
             taken[c.hit.rank] += 1
             others.append(c)

@@ -265,6 +265,8 @@ def test_a_clause_takes_a_side_of_an_opposite_pair(clause, concept, sides):
         ("Is it busy or quiet in May?", {}),  # both sides of a pair: no side
         ("Which town is the least hassle with a pushchair?", {"ease": {1}}),  # the least of one side asks for the other
         ("A walk of at least six miles, and hard going", {"ease": {-1}}),  # "at least" is a bound
+        ("a base with as little hassle as possible", {"ease": {1}}),
+        ("it gets a little busy", {"busy": {1}, "size": {-1}}),  # "a little" is some
         ("Which is the toughest walk?", {"ease": {-1}}),
     ],
 )
