@@ -159,3 +159,32 @@ def shipped_model(path: Path = MODEL_FILE) -> AnswerabilityModel:
     if path not in _LOADED:
         _LOADED[path] = AnswerabilityModel.load(path)
     return _LOADED[path]
+
+
+def verdict_lines(verdicts: list[Verdict]) -> list[str]:
+    """The answerability model's word on each part: its probability against the threshold, and the
+    features that pushed it most, so a refusal can be read like a ranking."""
+    model = shipped_model()
+    lines = []
+    for verdict in verdicts:
+        if not verdict.features:
+            continue
+        pushes = sorted(model.contributions(verdict.features).items(), key=lambda item: -abs(item[1]))[:3]
+        why = ", ".join(f"{name} {verdict.features[name]:.2f} ({push:+.2f})" for name, push in pushes)
+        label = f"“{verdict.part}”: " if len(verdicts) > 1 else ""
+        p, at = apart(verdict.probability, model.threshold)
+        overruled = f"; refused all the same: {verdict.reason}" if not verdict.answered and verdict.probability >= model.threshold else ""
+        lines.append(f"answerability {label}p={p} (answers at ≥ {at}); most weight: {why}{overruled}")
+        if verdict.passed_over:
+            lines.append(f"quoted {label}{verdict.passed_over}")
+    return lines
+
+
+def apart(probability: float, threshold: float) -> tuple[str, str]:
+    """Both to two decimals, or to as many (up to four) as it takes to tell them apart: "p=0.46 (answers at ≥ 0.46)"
+    on a refusal reads as a contradiction."""
+    for digits in (2, 3, 4):
+        shown = f"{probability:.{digits}f}", f"{threshold:.{digits}f}"
+        if shown[0] != shown[1]:
+            break
+    return shown

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from guide_tui.answerability import verdict_lines
 from guide_tui.indexes import load_index, require_cutoff
 from guide_tui.retrieval import TOP_K, Hit, Retrieval, Retriever
 from guide_tui.settings import RetrievalSettings
@@ -313,11 +314,13 @@ def save_export(markdown: str, question: str, folder: Path | None = None) -> Pat
 
 
 def answer_markdown(answer) -> list[str]:
-    """The answer as a quotation block, then its sources, or the refusal and why."""
+    """The answer as a quotation block, then its sources, or the refusal and why, then the answerability model's word
+    on each part as the app's answer pane gives it (answerability.verdict_lines)."""
     said = "Refused" + (f" ({answer.refusal_reason})" if answer.refusal_reason else "") if answer.refused else f"Answer ({answer.generator})"
     lines = [f"**{said}:**", ""] + [f"> {line}" if line else ">" for line in answer.text.splitlines()] + [""]
     for sentence in answer.unsupported:
         lines.append(f"- Not supported by the guides: {sentence}")
     if answer.sources():
         lines.append("Sources: " + ", ".join(f"{file} ({section})" for file, section in answer.sources()))
-    return lines
+    verdicts = verdict_lines(answer.verdicts)
+    return lines + ([""] + [f"- {line}" for line in verdicts] if verdicts else [])

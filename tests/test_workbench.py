@@ -275,5 +275,6 @@ def test_ask_markdown_gives_the_table_and_the_answer_with_its_quoted_rows(capsys
         assert row.endswith("| ✓ |") == (chunk_id in cited)
     assert "\n".join(f"> {line}" for line in answer.text.splitlines()) in out
     assert "Sources: guide_kestrelford.md (Eat and drink)" in out
+    assert re.search(r"^- answerability p=[\d.]+ \(answers at ≥ [\d.]+\); most weight: ", out, re.MULTILINE)  # as the app says it
     _, refused, _ = run_cli(capsys, "ask", "--markdown", "--generator", "extractive", "How do I reverse a list in Python?")
-    assert "**Refused (gate):**" in refused and "Sources:" not in refused
+    assert "**Refused (gate):**" in refused and "Sources:" not in refused and "answerability" not in refused  # nothing weighed
