@@ -252,6 +252,8 @@ EXCEPTION_AHEAD = r"(?!\s*(?:apart from|except|other than|but for|save for)\b)"
 CLAUSE_BREAK = re.compile(
     rf"\s*[,;:()]{EXCEPTION_AHEAD}\s*|\s+[—–]\s+|\s+(?=\b(?:and|but|while|whereas|though|although|so|because|since)\b)"
 )
+
+
 @dataclass(frozen=True)
 class Polarity:
     """A clause read for what it denies and which side of each opposite pair it takes."""

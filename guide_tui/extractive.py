@@ -825,7 +825,7 @@ def part_evidence(
     model = shipped_model()
     features = answerability_features(subject, primary, everything, facts) | {"topic": model.topic(part_vector)}
     probability = model.probability(features)
-    passed = passed_over(sides, best, ranked)
+    passed = passed_over(sides, best, ranked) if whole_section or not subject.yes_no else None  # where the sides chose
     if probability >= model.threshold:
         return Evidence(quotes, verdicts=[Verdict(part, probability, True, features, passed_over=passed)])
     reason = why_unanswerable(subject, quotes, everything, facts) or "the retrieved sentences do not answer it"
