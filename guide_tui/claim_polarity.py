@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from guide_tui.asked import DENIALS
-from guide_tui.claim_values import HOUR_WORDS, NAMED_TIMES
+from guide_tui.number_words import HOUR_WORDS, NAMED_TIMES
 from guide_tui.paths import BUNDLED_MODEL
 
 NEGATORS = frozenset(DENIALS) | frozenset(

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 
 from guide_tui.asked import MONTH_NAMES, SEASONS, WEEKDAY_NAMES
-from guide_tui.number_words import PHRASES, SCALES, TENS, UNITS, alternatives
+from guide_tui.number_words import HOUR_WORDS, NAMED_TIMES, PHRASES, SCALES, TENS, UNITS, alternatives
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
 FRACTIONS = {
@@ -30,8 +30,6 @@ NUMBER = (
     rf"|(?:(?:{WORD_NUMBER}|a)[- ]hundred(?: and {WORD_NUMBER})?|{WORD_NUMBER})(?:[- ]thousand)?|a thousand)"
 )
 """A number in digits or words: 12, 12,000, 12 000, 1.5, 180 thousand, 180k, fifty, thirty-five, two hundred, a hundred and eighty thousand."""
-HOUR_WORDS = "|".join(sorted((w for w, n in UNITS.items() if 2 <= n <= 12), key=len, reverse=True))
-"""Hours written as words after "by", "at", "until" ("cleared by seven"); "one" is too often "one end"."""
 SPOKEN_MINUTES = r"[- ](?:fifteen|thirty|forty-five)"
 WORD_TIME = rf"(?:{HOUR_WORDS}|one)(?:{SPOKEN_MINUTES})?"
 """An hour in words, with its minutes: "ten thirty", "nine o'clock"."""
@@ -72,7 +70,6 @@ PARTS_OF_DAY = {  # minutes after midnight, as (start, end) spans
     "afternoons": ((720, 1080),), "evening": ((1020, 1440),), "evenings": ((1020, 1440),),
 }  # fmt: skip
 """Night is left out: "other nights", "two nights", "weeknights" seldom mean a time of day."""
-NAMED_TIMES = {"noon": 720, "midday": 720, "midnight": 0}
 SYMBOLIC_TIMES = {
     "all day": "all day", "all night": "all night", "any hour of the night": "all night", "any time of the night": "all night",
     "any time of night": "all night", "through the night": "all night", "dusk": "dusk", "sunset": "dusk", "nightfall": "dusk",
