@@ -806,9 +806,7 @@ def part_evidence(
             best = next((c for c in ranked if sides[c.hit.rank] >= 0), best)
         quotes = [best] + completion(subject, best, facts, teacher)
     primary = list(quotes)  # what answers; the companions below only add to it
-    usable = ranked  # what further quotes come from: for "the toughest walk", nothing under "Easy"
-    if not subject.yes_no and sides[best.hit.rank] >= 0:
-        usable = [c for c in ranked if sides[c.hit.rank] >= 0]
+    usable = ranked if subject.yes_no else on_the_lead_side(ranked, sides, best.hit.rank)  # "the toughest walk": nothing from "Easy"
     for other in usable[1:]:
         if len(quotes) >= MAX_QUOTES:
             break
@@ -914,21 +912,26 @@ def section_asked(part: str, ranked: list[Candidate], facts: Analysed) -> int | 
     One shared word is too weak a sign: "get food" is no "Getting there"."""
     asked = " ".join(stem_run(facts.towns.masked(part), facts))
     cued = {facts.stem(word) for word in sections_asked(part)}
+    dates = region_dates(part, facts)
     sections = {c.hit.rank: c.hit.chunk.section for c in ranked}
     for rank in sorted(sections):
         heading = stem_run(sections[rank], facts, HEADING_FRAME)
-        if cued.intersection(heading) or (len(heading) > 1 and f" {' '.join(heading)} " in f" {asked} ") or dated(part, sections[rank], facts):
+        if cued.intersection(heading) or (len(heading) > 1 and f" {' '.join(heading)} " in f" {asked} ") or spans_a_date(sections[rank], dates):
             return rank
     return None
 
 
-def dated(part: str, heading: str, facts: Analysed) -> bool:
-    """A question naming no town names a season or month the heading spans: "which places are packed in summer?" or
-    "quiet in January?" asks the region's "Summer, June to August" or "Winter, December to February"."""
+def region_dates(part: str, facts: Analysed) -> list[str]:
+    """The seasons and months a question naming no town names: "which places are packed in summer?" or "quiet in
+    January?" asks the region's "Summer, June to August" or "Winter, December to February" (spans_a_date)."""
     if facts.towns.found_in(part):
-        return False
-    words = [word for word in WORD.findall(part.lower()) if word in THE_SEASONS or word in MONTH_WORDS]
-    return any(names_the_date(word, heading) if word in MONTH_WORDS else re.search(rf"\b{word}\b", heading.lower()) for word in words)
+        return []
+    return [word for word in WORD.findall(part.lower()) if word in THE_SEASONS or word in MONTH_WORDS]
+
+
+def spans_a_date(heading: str, dates: list[str]) -> bool:
+    """The heading names one of the seasons, or spans one of the months ("Winter, December to February" holds January)."""
+    return any(names_the_date(word, heading) if word in MONTH_WORDS else re.search(rf"\b{word}\b", heading.lower()) for word in dates)
 
 
 def heading_sides(part: str, ranked: list[Candidate]) -> dict[int, int]:
@@ -962,6 +965,12 @@ def passed_over(sides: dict[int, int], best: Candidate, ranked: list[Candidate])
     return f"row {top} “{section}” passed over: its heading says the opposite of the question; led by row {best.hit.rank} “{best.hit.chunk.section}”"
 
 
+def on_the_lead_side(ranked: list[Candidate], sides: dict[int, int], lead: int) -> list[Candidate]:
+    """What further quotes may come from once the answer leads with the chunk at rank `lead` (sides: heading_sides): when
+    that chunk's heading does not say the opposite of the question, nothing from under a heading that does."""
+    return ranked if sides[lead] < 0 else [c for c in ranked if sides[c.hit.rank] >= 0]
+
+
 def list_quotes(
     named_section: int | None, sides: dict[int, int], ranked: list[Candidate], subject: Subject, facts: Analysed
 ) -> list[Candidate]:
@@ -976,10 +985,7 @@ def list_quotes(
     floor = max(c.teacher for c in quotes) - FILL_MARGIN
     taken: Counter[int] = Counter()  # sentences quoted so far from each further chunk
     others = []  # best first (ranked is)
-    on_the_side_asked = sides[chosen] >= 0  # then the easiest towns are not listed beside sentences under "Difficult"
-    for c in ranked:
-        if on_the_side_asked and sides[c.hit.rank] < 0:
-            continue
+    for c in on_the_lead_side(ranked, sides, chosen):  # the easiest towns are not listed beside sentences under "Difficult"
         if c.hit.rank != chosen and taken[c.hit.rank] < LIST_QUOTES_FROM_OTHERS and c.teacher >= floor and stands_alone(c, subject, facts):
             taken[c.hit.rank] += 1
             others.append(c)
