@@ -86,6 +86,7 @@ class Answer:
             "unsupported_reasons": [flag.to_json() for flag in self.flags],
             "invented_citations": self.invented_citations,
             "implied_place": retrieval["implied_place"],
+            "slips": retrieval["slips"],
             "retrieved": retrieval["retrieved"],
             "gate": retrieval["gate"],
             "refusal_reason": self.refusal_reason,

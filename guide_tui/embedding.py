@@ -190,6 +190,10 @@ class Embedder:
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1.0, norms)
 
+    def whole_words(self) -> frozenset[str]:
+        """The words of the model's vocabulary that are whole words, not pieces of one ("##s"): an English word list."""
+        return frozenset(word for word in self.model.tokenizer.get_vocab() if word.isalpha())
+
     @cached_property
     def token_lengths(self) -> np.ndarray:
         """Each token's vector length: distillation shortens the vectors of frequent tokens."""

@@ -145,8 +145,8 @@ def no_hits_message(retrieval: Retrieval) -> str | None:
 
 def say_how_it_was_read(retrieval: Retrieval) -> None:
     """A note on stderr when the question was not read word for word ('read "the headland" as Elder Ness')."""
-    if retrieval.implied_place:
-        print(f"note: {retrieval.implied_place.note()}", file=sys.stderr, flush=True)
+    for note in retrieval.reading_notes:
+        print(f"note: {note}", file=sys.stderr, flush=True)
 
 
 def print_retrievals(
@@ -256,8 +256,8 @@ def question_markdown(retriever: Retriever, retrieval: Retrieval, answer=None, w
     gate = retrieval.gate
     cutoff = gate.cutoff_text()
     lines = [f"## {cell(retrieval.question or '(empty question)')}", ""]
-    if retrieval.implied_place:
-        lines += [f"Retrieval and the answer {cell(retrieval.implied_place.note())}: {cell(retrieval.read_as)}", ""]
+    if retrieval.reading_notes:
+        lines += [f"Retrieval and the answer {cell('; '.join(retrieval.reading_notes))}: {cell(retrieval.read_as)}", ""]
     if message := no_hits_message(retrieval):
         lines += [message, ""]
     else:

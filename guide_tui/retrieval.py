@@ -29,6 +29,7 @@ from guide_tui.chunking import Chunk
 from guide_tui.embedding import recorded_sha256
 from guide_tui.implied_place import DESCRIBES_A_PLACE, ImpliedPlace, implied_place, word_forms
 from guide_tui.settings import FusionSettings, RetrievalSettings
+from guide_tui.spelling import Slip, find_slips, respelt, slips_note
 
 if TYPE_CHECKING:
     from guide_tui.indexes import LoadedIndex
@@ -215,6 +216,7 @@ class Retrieval:
     gate: Gate
     teacher_query: np.ndarray | None = None  # the question's teacher vector, for scoring sentences (None: no teacher)
     implied_place: ImpliedPlace | None = None  # a town described, not named: its name is read in after the description
+    slips: tuple[Slip, ...] = ()  # words read as the guide word one typing slip away
 
     @property
     def within_cutoff(self) -> list[Hit]:
@@ -224,12 +226,20 @@ class Retrieval:
 
     @property
     def read_as(self) -> str:
-        """The question as retrieval and the answerer read it: a town it describes named after the description."""
-        return read_in(self.question, self.implied_place)
+        """The question as retrieval and the answerer read it: its slips respelt, a town it describes named after the description."""
+        return read_in(respelt(self.question, list(self.slips)), self.implied_place)
+
+    @property
+    def reading_notes(self) -> list[str]:
+        """How the question was read when not word for word, as the app and the CLI say it."""
+        return ([slips_note(list(self.slips))] if self.slips else []) + ([self.implied_place.note()] if self.implied_place else [])
 
     def to_json(self) -> dict:
         implied = self.implied_place.to_json() | {"read_as": self.read_as} if self.implied_place else None
-        return {"question": self.question, "implied_place": implied, "retrieved": [h.to_json() for h in self.hits], "gate": self.gate.to_json()}
+        return {
+            "question": self.question, "implied_place": implied, "slips": [slip.to_json() for slip in self.slips],
+            "retrieved": [h.to_json() for h in self.hits], "gate": self.gate.to_json(),
+        }
 
 
 def query_analyzer(drop_stopwords: bool = False):
@@ -406,6 +416,7 @@ class Retriever:
         self._static_headings: np.ndarray | None = None
         self._question_vectors: dict[str, np.ndarray] = {}
         self._openings: dict[str, set[str]] | None = None
+        self._vocabularies: dict[str, object] = {}  # filled at the first question with an unknown long word, shared by tuned copies
 
     @property
     def settings(self) -> RetrievalSettings:
@@ -479,6 +490,19 @@ class Retriever:
                 self._question_vectors.clear()
             vector = self._question_vectors[question] = self.teacher_encode([question])[0]
         return vector
+
+    def slips(self, question: str) -> list[Slip]:
+        """The question's typing slips (spelling.find_slips), against the guides' words and the static model's."""
+        if not self._vocabularies:
+            analysis = self.index.analysis
+            stem_of = dict(zip(analysis.vocabulary, analysis.stems))
+            self._vocabularies.update(
+                guide=frozenset(analysis.known_words),
+                english=self.index.embedder.whole_words(),
+                frequency=lambda word: analysis.chunk_frequency.get(stem_of.get(word) or stem_of.get(word + "s"), 0),
+            )
+        v = self._vocabularies
+        return find_slips(question, v["guide"], v["english"], v["frequency"])
 
     def towns_in(self, text: str) -> set[str]:
         """The towns with a guide of their own that the text names."""
@@ -655,8 +679,10 @@ class Retriever:
         cutoff = self.cutoff
         if not question:
             return Retrieval(question, [], Gate(1.0, cutoff, False, self.index.cutoff))
-        implied = self.implied_place(question)
         asked = question
+        slips = self.slips(question)
+        question = respelt(question, slips)
+        implied = self.implied_place(question)
         question = read_in(question, implied)
         ranked = self.ranking(question)
         distances, best_unit = ranked.distances, ranked.best_unit
@@ -680,7 +706,7 @@ class Retriever:
         gate = Gate(best, cutoff, bool(hits) and (cutoff is None or best <= cutoff), self.index.cutoff)
         if gate.passed:
             hits = self.let_in(question, hits)
-        return Retrieval(asked, hits, gate, ranked.question_vector, implied)
+        return Retrieval(asked, hits, gate, ranked.question_vector, implied, tuple(slips))
 
     def let_in_margin(self, question: str, towns: set[str]) -> float | None:
         """How far below the best top chunk's teacher cosine a chunk beyond the cutoff is let in: the knob's margin for a

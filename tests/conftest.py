@@ -20,6 +20,9 @@ ORIGINALS = ROOT.parent / "shared" / "corpora" / "city_guides"
 USER_FOLDERS = ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")  # where platformdirs puts guide-tui's per-user files
 
 
+SLIPPED = "Are there any accomodation options in Givens Mill?"  # a typing slip, read as "accommodation" (spelling.py)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def own_user_folders(tmp_path_factory):
     """Tests never read or write the developer's own guide-tui index, settings or reports (subprocesses inherit this)."""

@@ -1,4 +1,5 @@
-"""A town described, not named ("the headland", "the old Victorian resort"), read from the guides' openings."""
+"""A town described, not named ("the headland", "the old Victorian resort"), read from the guides' openings; and how the
+CLI and the app say a question was read (a described town, a typing slip)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import settle, text_of
+from conftest import SLIPPED, settle, text_of
 
 from guide_tui.answering import answer_question
 from guide_tui.implied_place import implied_place
@@ -72,23 +73,34 @@ def ask_json(question: str) -> dict:
     return json.loads(run.stdout)
 
 
-def test_ask_says_how_it_read_the_question(bundled_index) -> None:
+READINGS = [  # a question not read word for word, what the CLI and the app say of it, and a word of the answer
+    (LITTLE_TRAIN, 'read "the old Victorian resort" as Pellew Sands (described, not named)', "land train"),
+    (SLIPPED, 'read "accomodation" as "accommodation" (a typing slip)', "guide_givens_mill.md"),  # spelling.py
+]
+
+
+@pytest.mark.parametrize(("question", "note", "said"), READINGS)
+def test_ask_says_how_it_read_the_question(bundled_index, question, note, said) -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "guide_tui", "ask", "--generator", "extractive", LITTLE_TRAIN], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "guide_tui", "ask", "--generator", "extractive", question], capture_output=True, text=True, timeout=120
     )
     assert run.returncode == 0
-    assert 'note: read "the old Victorian resort" as Pellew Sands (described, not named)' in run.stderr
-    assert "land train" in run.stdout
+    assert f"note: {note}" in run.stderr
+    assert said in run.stdout
+
+
+def test_ask_json_names_the_described_town(bundled_index) -> None:
     assert ask_json("Where can I stay on the headland?")["implied_place"]["town"] == "Elder Ness"
     plain = ask_json("Where can I stay in Halden Bay?")
     assert plain["implied_place"] is None
 
 
 @pytest.mark.anyio
-async def test_the_answer_panel_says_how_the_question_was_read(retriever) -> None:
+@pytest.mark.parametrize(("question", "note", "said"), READINGS)
+async def test_the_answer_panel_says_how_the_question_was_read(retriever, question, note, said) -> None:
     app = GuideApp(generator="extractive", retriever=retriever)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press(*LITTLE_TRAIN, "enter")
+        await pilot.press(*question, "enter")
         await settle(pilot)
         answer = text_of(app, "#answer-text")
-        assert 'read "the old Victorian resort" as Pellew Sands' in answer and "land train" in answer
+        assert note.split(" (")[0] in answer and said.removesuffix(".md").split("_")[-1] in answer.lower()

@@ -315,7 +315,7 @@ def test_retrieve_json_schema(capsys) -> None:
     assert len(lines) == 3
     objects = [json.loads(line) for line in lines]
     for question, obj in zip(questions, objects):
-        assert set(obj) == {"question", "implied_place", "retrieved", "gate", "within_cutoff"} and obj["question"] == question
+        assert set(obj) == {"question", "implied_place", "slips", "retrieved", "gate", "within_cutoff"} and obj["question"] == question
         assert set(obj["gate"]) == {"best_distance", "cutoff", "calibrated_cutoff", "passed"}
         assert obj["gate"]["calibrated_cutoff"] == obj["gate"]["cutoff"]  # no knob moved it
         for item in obj["retrieved"]:

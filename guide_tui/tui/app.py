@@ -209,7 +209,7 @@ class GuideApp(App):
 
     @work(exclusive=True, group="answer")
     async def answer_worker(self, retrieval: Retrieval, run_id: int, stop: threading.Event) -> None:
-        read_as = retrieval.implied_place.note() if retrieval.implied_place else None
+        read_as = "; ".join(retrieval.reading_notes) or None
         self.main.query_one("#answer", AnswerPanel).begin(retrieval.question, self.status.answerer_label(), read_as)
         eval_bar = self.main.query_one("#eval", EvalBar)
         eval_bar.show(None, labelled=eval_bar.question_for(retrieval.question) is not None)
