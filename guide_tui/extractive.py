@@ -840,9 +840,10 @@ DENIED_HEAD = r"(?=\s*(?:[,.;:!?\u2013\u2014-]|$)|\s+(?:and|or|but|of|in|on|at|t
 def denials(ranked: list[Candidate], quotes: list[Candidate], subject: Subject) -> list[Candidate]:
     """The sentence about the place asked after that says it has none of the thing a which/where/when question takes
     for granted ("No local transport and none needed." for "where is the tram stop in Thornby Wells?"), when no quote
-    says it already: the correction of a false premise comes first. A yes/no question asks it outright."""
+    says it already: the correction of a false premise comes first. A yes/no question asks it outright, and is answered
+    so only when it asks whether the thing is there ("is there a bus up the hill?": "no local bus service")."""
     things = [word for word in subject.words if word in subject.named | subject.determined or word in TRANSPORT_MODES]
-    if not things or not subject.towns or subject.yes_no:
+    if not things or not subject.towns or (subject.yes_no and not subject.asks_existence):
         return []
     words = "|".join(sorted({re.escape(w) for w in things} | ({"transport"} if TRANSPORT_MODES.intersection(things) else set())))
     denial = re.compile(rf"\b(?:no|none of|without)\b(?:\s+[\w-]+){{0,2}}?\s+(?:{words})(?:e?s)?\b{DENIED_HEAD}", re.IGNORECASE)

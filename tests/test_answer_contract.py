@@ -680,6 +680,8 @@ def test_a_question_taking_for_granted_what_the_place_has_none_of_is_answered_wi
     assert "no public transport" not in tickets.text
     station = ask(retriever, "How far is Kestrelford station from the market square?")  # the town is the station's article
     assert station.text.startswith("Kestrelford's guide says: \"Kestrelford has no railway station")
+    bus = ask(retriever, "is there a bus or anything in kestrelford to take us from the lower car park up the hill?")
+    assert bus.text.startswith("Kestrelford's guide says: \"") and "no local bus service" in bus.text.split("\n")[0]  # whether there is one
 
 
 @pytest.mark.parametrize(
