@@ -292,8 +292,10 @@ CONDITIONAL_QUESTION = (
 )
 """A question after its condition: "if the car parks are full, how far is the overflow lot?" (not "if you asked someone who
 lives there": a question's "who" or "how" comes before its verb)."""
+FALLBACK = r"(?:failing that|if not|otherwise|if so|alternatively)\s*,?\s+"
+"""What may stand between "and" and the question it joins: "is there a bus, and failing that can I get the train?"."""
 PART_BREAK = re.compile(
-    rf"(?<=[?;])\s+|\s*(?:,\s*(?:and|but|also|plus)?|\b(?:and|but|also|plus)|:|\s[-\u2013\u2014])\s+(?={QUESTION_OPENER})"
+    rf"(?<=[?;])\s+|\s*(?:,\s*(?:and|but|also|plus)?|\b(?:and|but|also|plus)|:|\s[-\u2013\u2014])\s+(?=(?:{FALLBACK})?(?:{QUESTION_OPENER}))"
     rf"|\s*,?\s*\b(?:and|but)\s+(?={CONDITIONAL_QUESTION})",
     re.IGNORECASE,
 )
@@ -317,8 +319,10 @@ def question_parts(question: str) -> list[str]:
     for number, piece in enumerate(pieces):
         if not piece:
             continue
-        # opening the whole question, an auxiliary asks whatever follows it: "Is seafront parking ..."
-        asks = OPENS_A_QUESTION.match(piece) or REQUEST.match(piece) or (number == 0 and AUXILIARY.match(piece))
+        # opening the whole question, an auxiliary asks whatever follows it: "Is seafront parking ..."; so it does after a
+        # statement ("No car. Is there a bus that day"), or after a fallback ("failing that can I ...")
+        opening = re.sub(rf"^{FALLBACK}", "", sentences_of(piece)[-1], flags=re.IGNORECASE)
+        asks = OPENS_A_QUESTION.match(opening) or REQUEST.match(opening) or (number == 0 and AUXILIARY.match(opening))
         if (asks or piece.endswith("?")) and len(WORD_IN_PART.findall(piece)) >= SHORTEST_PART + (not asks):
             parts.append(f"{lead}, {piece}" if lead else piece)
             lead = ""

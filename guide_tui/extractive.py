@@ -76,7 +76,7 @@ QUESTION_WORDS = frozenset(
     actually generally usually normally typically sometimes pretty quite especially exactly roughly main little
     lot lots bit kind sort part start end side way thing things place places area areas region town towns trip
     journey ride everyone everybody anybody everywhere people person different involved
-    alternative alternatives option options choice choices instead
+    alternative alternatives option options choice choices instead trick tricks hack hacks
     """.split()
 )
 
@@ -327,6 +327,7 @@ class Subject:
     headed: frozenset[str] = frozenset()  # words a retrieved section's heading answers ("sights": "What to see")
     determined: set[str] = field(default_factory=set)  # named things, with a town as their article too ("Kestrelford railway station")
     priced: frozenset[str] = frozenset()  # words of a name ending in a price ("an entry charge")
+    doing: frozenset[str] = frozenset()  # "-ing" words taking an object ("buying a ticket"): what one does, not a thing there
 
     def share(self, coverage: np.ndarray) -> float:
         """Rarity-weighted share of the subject words covered (1 when there are none)."""
@@ -392,7 +393,7 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     return Subject(
         words, weights, kinds, towns, yes_no, exists, named, vectors[0], vectors[1:], follows, qualifiers(without_towns), sides,
         setting_words(without_towns, words), determined=named_things(facts.towns.masked(question, spans, by=" the ")),
-        priced=prices_named(without_towns),
+        priced=prices_named(without_towns), doing=frozenset(m.lower() for m in DOING.findall(without_towns)),
     )
 
 
@@ -416,6 +417,12 @@ THERE_BEFORE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )\bthere\
 
 
 ARTICLES = frozenset("a an the any some my your its their this that these those one another".split())
+DOING = re.compile(
+    r"\b([a-z]+ing)\s+(?!(?:in|at|on|for|to|with|around|round|near|from|by|about|along|up|down|off|out|over|there|here|or|and)\b)[a-z]",
+    re.IGNORECASE,
+)
+"""An "-ing" word followed by its object ("buying a ticket", "spotting puffins"), not by a place ("swimming in Thornby Wells?"):
+what the traveller does, whose object is the thing asked after; "swimming" alone is the thing."""
 IRREGULAR_PARTICIPLES = frozenset("held sold bought built kept run found made seen shown given taken done put set paid".split())
 PASSIVE_END = re.compile(r"\b(?:is|are|was|were|be|been|being|get|gets|got)\b[^?.!,;]*?\b([a-z]+)\W*$", re.IGNORECASE)
 
@@ -1034,6 +1041,7 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
     # "a train station" where the guides speak of trains elsewhere asks whether there is a station; "a petrol station", never
     qualifying = np.array([w in subject.qualifiers for w in subject.words], dtype=bool)
     priced = np.array([w in subject.priced for w in subject.words], dtype=bool)  # "an entry charge" asks a price: "free" answers it
+    doing = np.array([w in subject.doing for w in subject.words], dtype=bool)
     unknown_here = subject.weight_of(~known_here) if subject.words else 0.0
     said = [q.sentence for q in quotes]
     hard_kinds = len(subject.hard_kinds)
@@ -1053,7 +1061,7 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
         # ("anything for kids": children are; "anywhere to eat": food is)
         "absent_thing": float(
             subject.asks_existence and best.teacher < RESTATED
-            and absent_on_every_side(subject, ~literal_here & (named | ~known_here) & ~(qualifying & known_anywhere) & ~priced)
+            and absent_on_every_side(subject, ~literal_here & (named | (~known_here & ~doing)) & ~(qualifying & known_anywhere) & ~priced)
         ),
         "follow_up": float(subject.follows),
     }

@@ -134,6 +134,11 @@ def test_question_parts_split_on_new_questions_only() -> None:
         "If you asked someone who lives in Marchwood for a walk, what would they suggest?"  # "who lives": no question of its own
     ]
     assert question_parts("Is parking free? if I arrive early") == ["Is parking free, if I arrive early"]
+    # a fallback between "and" and the question it joins; a statement before the first question
+    assert question_parts("No car on Sunday. Is there a bus to Kestrelford that day, and failing that can I get the train?") == [
+        "No car on Sunday. Is there a bus to Kestrelford that day", "failing that can I get the train?"
+    ]
+    assert question_parts("Is the tearoom open on Mondays, and if not, when is it open?") == ["Is the tearoom open on Mondays", "if not, when is it open?"]
 
 
 @pytest.mark.parametrize(
@@ -154,6 +159,12 @@ def test_question_parts_split_on_new_questions_only() -> None:
 )
 def test_whether_a_question_asks_if_a_thing_exists(retriever, question, exists) -> None:
     assert subject_of(question, analysed(retriever)).asks_existence is exists
+
+
+def test_a_fallback_part_is_answered_as_well(retriever) -> None:
+    """"..., and failing that can I just get the train?" is a part of its own: Kestrelford has no railway station."""
+    answer = ask(retriever, "Hoping to get to Kestrelford on a Sunday without a car. Is there a bus that day, and failing that can I just get the train?")
+    assert len(answer.verdicts) == 2 and "No buses run to Kestrelford on Sundays" in answer.text and "no railway station" in answer.text
 
 
 def test_a_part_the_guides_do_not_cover_is_named_and_the_rest_answered(retriever) -> None:
@@ -919,6 +930,23 @@ def test_an_is_there_questions_way_of_asking_is_no_absent_thing_when_its_place_s
     answer = ask(retriever, question)
     assert answer.refused is not answered
     assert answer.verdicts[0].features["absent_thing"] == float(not answered)
+    if fact:
+        assert fact in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "fact", "answered"),
+    [
+        ("Is there any way of saving money when catching Marchwood trams all day?", "day ticket", True),  # what one does
+        ("Is there a trick to paying less on the Marchwood trams?", "day ticket", True),  # a trick, like a way, asks how
+        ("Is there somewhere to go swimming in Thornby Wells?", None, False),  # no object: swimming is the thing
+    ],
+)
+def test_what_an_is_there_question_says_one_does_is_no_absent_thing(retriever, question, fact, answered) -> None:
+    """"saving money", "catching trams": an "-ing" word with an object says what the traveller does, and the guides need
+    not use it (extractive.DOING); "swimming" alone is the thing asked after. "trick" frames the question as "way" does."""
+    answer = ask(retriever, question)
+    assert answer.refused is not answered
     if fact:
         assert fact in answer.text
 
