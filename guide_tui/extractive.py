@@ -829,6 +829,8 @@ def part_evidence(
     quotes = denials(ranked, quotes, subject) + quotes
     model = shipped_model()
     features = answerability_features(subject, primary, everything, facts) | {"topic": model.topic(part_vector)}
+    if subject.yes_no and subject.asks_existence and says_it_has_none(subject, quotes):
+        features["absent_thing"] = 0.0  # the place's guide says it has none: that answers whether there is one
     probability = model.probability(features)
     passed = passed_over(sides, best, ranked) if whole_section or not subject.yes_no else None  # where the sides chose
     if probability >= model.threshold:
@@ -844,16 +846,36 @@ DENIED_HEAD = r"(?=\s*(?:[,.;:!?\u2013\u2014-]|$)|\s+(?:and|or|but|of|in|on|at|t
 """What may follow a denied word for it to be the thing denied: "no local transport and ...", not "no ticket office"."""
 
 
+def denial_of(subject: Subject) -> re.Pattern | None:
+    """What a sentence says to have none of the thing asked after ("no local transport" for the trams); None: nothing
+    to deny (no thing named, no town)."""
+    things = [word for word in subject.words if word in subject.named | subject.determined or word in TRANSPORT_MODES]
+    if not things or not subject.towns:
+        return None
+    words = "|".join(sorted({re.escape(w) for w in things} | ({"transport"} if TRANSPORT_MODES.intersection(things) else set())))
+    return re.compile(rf"\b(?:no|none of|without)\b(?:\s+[\w-]+){{0,2}}?\s+(?:{words})(?:e?s)?\b{DENIED_HEAD}", re.IGNORECASE)
+
+
+def says_it_has_none(subject: Subject, quotes: list[Candidate]) -> bool:
+    """A quote denies the place the thing asked after, not another of its kind: "no local transport" for trams, "no ticket
+    office" for the station ticket office; "no railway station" is no answer to whether there is a petrol station (the
+    question qualifies its thing, and the denial with a word the question does not use)."""
+    denial = denial_of(subject)
+    asked = set(subject.words) | subject.qualifiers | {"no", "none", "of", "without"}
+    return denial is not None and any(
+        not subject.qualifiers or set(WORD.findall(match.group().lower())) <= asked
+        for q in quotes for match in denial.finditer(q.sentence.text)
+    )
+
+
 def denials(ranked: list[Candidate], quotes: list[Candidate], subject: Subject) -> list[Candidate]:
     """The sentence about the place asked after that says it has none of the thing a which/where/when question takes
     for granted ("No local transport and none needed." for "where is the tram stop in Thornby Wells?"), when no quote
     says it already: the correction of a false premise comes first. A yes/no question asks it outright, and is answered
     so only when it asks whether the thing is there ("is there a bus up the hill?": "no local bus service")."""
-    things = [word for word in subject.words if word in subject.named | subject.determined or word in TRANSPORT_MODES]
-    if not things or not subject.towns or (subject.yes_no and not subject.asks_existence):
+    denial = denial_of(subject)
+    if denial is None or (subject.yes_no and not subject.asks_existence):
         return []
-    words = "|".join(sorted({re.escape(w) for w in things} | ({"transport"} if TRANSPORT_MODES.intersection(things) else set())))
-    denial = re.compile(rf"\b(?:no|none of|without)\b(?:\s+[\w-]+){{0,2}}?\s+(?:{words})(?:e?s)?\b{DENIED_HEAD}", re.IGNORECASE)
     quoted = {q.sentence.text for q in quotes}
     if any(denial.search(text) for text in quoted):
         return []

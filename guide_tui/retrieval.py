@@ -416,7 +416,7 @@ class Retriever:
         self._static_headings: np.ndarray | None = None
         self._question_vectors: dict[str, np.ndarray] = {}
         self._openings: dict[str, set[str]] | None = None
-        self._vocabularies: dict[str, object] = {}  # filled at the first question with an unknown long word, shared by tuned copies
+        self._vocabularies: dict[str, object] = {}  # for slips(): filled at the first question, shared by tuned copies
 
     @property
     def settings(self) -> RetrievalSettings:

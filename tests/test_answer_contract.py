@@ -693,6 +693,9 @@ def test_a_question_taking_for_granted_what_the_place_has_none_of_is_answered_wi
     assert station.text.startswith("Kestrelford's guide says: \"Kestrelford has no railway station")
     bus = ask(retriever, "is there a bus or anything in kestrelford to take us from the lower car park up the hill?")
     assert bus.text.startswith("Kestrelford's guide says: \"") and "no local bus service" in bus.text.split("\n")[0]  # whether there is one
+    trams = ask(retriever, "Are there trams in Thornby Wells?")  # trams are nowhere in its guide, and it says it has none
+    assert not trams.refused and "Thornby Wells has no local transport" in trams.text
+    assert trams.verdicts[0].features["absent_thing"] == 0.0
 
 
 @pytest.mark.parametrize(
