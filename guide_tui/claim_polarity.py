@@ -9,14 +9,12 @@ it in its clause, and OPPOSITES lists the pairs the guides use, each side a shor
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from guide_tui.asked import DENIALS
+from guide_tui.embedding import english_words
 from guide_tui.number_words import HOUR_WORDS, NAMED_TIMES
-from guide_tui.paths import BUNDLED_MODEL
 
 NEGATORS = frozenset(DENIALS) | frozenset(
     "nobody neither nor cannot rarely seldom hardly barely absence lack lacks stopped ceased skip skips skipped bypass"
@@ -214,13 +212,6 @@ NOT_PREFIXED = frozenset(
 """Words that read as a prefix and a word but deny nothing: "unfortunately there's no bus" says there is none, as
 "sadly" would (a speaker's comment on the clause, not a denial of it)."""
 PREFIXED = re.compile(r"(?<![a-z'-])(?:non-?|un|i[nm])[a-z]{4,}(?![a-z'-])")
-
-
-@lru_cache(maxsize=1)
-def english_words() -> frozenset[str]:
-    """Whole words of the bundled model's vocabulary: what a prefixed word's root must be ("un" + "usual")."""
-    vocabulary = json.loads((BUNDLED_MODEL / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
-    return frozenset(word for word in vocabulary if word.isalpha())
 
 
 def denies_itself(word: str) -> bool:

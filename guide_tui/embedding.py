@@ -26,6 +26,14 @@ def model_dir() -> Path:
     return environment().embedding_model or BUNDLED_MODEL
 
 
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """Whole words of the bundled model's vocabulary, not pieces of one ("##s"): an English word list (a prefixed word's
+    root, claim_polarity; a word that is no typing slip, spelling)."""
+    vocabulary = json.loads((BUNDLED_MODEL / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
+    return frozenset(word for word in vocabulary if word.isalpha())
+
+
 def model_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.is_file())
 
@@ -189,10 +197,6 @@ class Embedder:
         vectors = np.asarray(self.model.encode(texts), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1.0, norms)
-
-    def whole_words(self) -> frozenset[str]:
-        """The words of the model's vocabulary that are whole words, not pieces of one ("##s"): an English word list."""
-        return frozenset(word for word in self.model.tokenizer.get_vocab() if word.isalpha())
 
     @cached_property
     def token_lengths(self) -> np.ndarray:

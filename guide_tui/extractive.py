@@ -49,7 +49,8 @@ from guide_tui.asked import (
     sentences_of,
 )
 from guide_tui.chunking import paragraphs
-from guide_tui.claim_polarity import english_words, polarity, stance
+from guide_tui.claim_polarity import polarity, stance
+from guide_tui.embedding import english_words
 from guide_tui.retrieval import SETTING_OUT, Hit, Retrieval, Retriever, query_analyzer
 
 # ---------------------------------------------------------------- what the question asks for

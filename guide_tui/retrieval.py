@@ -26,7 +26,7 @@ import numpy as np
 
 from guide_tui.asked import DETAIL_KINDS, FOUND, SOFT_KINDS, WHEN, asked_kinds, asks_for_a_list, sections_asked
 from guide_tui.chunking import Chunk
-from guide_tui.embedding import recorded_sha256
+from guide_tui.embedding import english_words, recorded_sha256
 from guide_tui.implied_place import DESCRIBES_A_PLACE, ImpliedPlace, implied_place, word_forms
 from guide_tui.settings import FusionSettings, RetrievalSettings
 from guide_tui.spelling import Slip, find_slips, respelt, slips_note
@@ -492,17 +492,16 @@ class Retriever:
         return vector
 
     def slips(self, question: str) -> list[Slip]:
-        """The question's typing slips (spelling.find_slips), against the guides' words and the static model's."""
+        """The question's typing slips (spelling.find_slips), against the guides' words and the model's English words."""
         if not self._vocabularies:
             analysis = self.index.analysis
             stem_of = dict(zip(analysis.vocabulary, analysis.stems))
             self._vocabularies.update(
                 guide=frozenset(analysis.known_words),
-                english=self.index.embedder.whole_words(),
                 frequency=lambda word: analysis.chunk_frequency.get(stem_of.get(word) or stem_of.get(word + "s"), 0),
             )
         v = self._vocabularies
-        return find_slips(question, v["guide"], v["english"], v["frequency"])
+        return find_slips(question, v["guide"], english_words(), v["frequency"])
 
     def towns_in(self, text: str) -> set[str]:
         """The towns with a guide of their own that the text names."""
