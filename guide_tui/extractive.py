@@ -1077,7 +1077,7 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
         "similarity": best.similarity,
         "teacher": best.teacher,
         "kind_missing": len(kinds_missing(subject, said, facts)) / hard_kinds if hard_kinds else 0.0,
-        "other_place": float(said_of_another_place(subject, best, everything) and not (subject.yes_no and SAYS_NONE.search(best.sentence.text))),
+        "other_place": float(said_of_another_place(subject, best, everything, facts) and not (subject.yes_no and SAYS_NONE.search(best.sentence.text))),
         "yes_no_unknown": unknown_here if subject.yes_no else 0.0,
         "no_subject": float(not subject.words),
         # a word not said of the place, that names a thing ("a cinema") or that nothing said there comes close to
@@ -1103,12 +1103,15 @@ def absent_on_every_side(subject: Subject, absent: np.ndarray) -> bool:
     return all(side & missing for side in sides)
 
 
-def said_of_another_place(subject: Subject, best: Candidate, everything: list[Candidate]) -> bool:
-    """A sentence about another town covers the subject better than the best one, and the teacher finds it as
-    close to the question as a companion quote would be (a shared word alone is no rival): a false premise."""
+def said_of_another_place(subject: Subject, best: Candidate, everything: list[Candidate], facts: Analysed) -> bool:
+    """A sentence about another town covers the subject better than the best one, covers a word the best one covers
+    (when it covers any: else it speaks of something else, as "wheelchair" beside "trams" does), and the teacher finds
+    it as close to the question as a companion quote would be (a shared word alone is no rival): a false premise."""
+    held = coverage(subject, best.sentence, facts) >= SIMILAR_WORD
     return any(
         not c.allowed and not c.sentence.towns & subject.towns and c.kinds_found >= best.kinds_found and c.share > best.share
         and c.teacher >= best.teacher - TEACHER_COMPANION_MARGIN
+        and (not held.any() or (coverage(subject, c.sentence, facts) >= SIMILAR_WORD)[held].any())
         for c in everything
     )
 
@@ -1139,6 +1142,6 @@ def why_unanswerable(subject: Subject, quotes: list[Candidate], everything: list
         return "no retrieved sentence gives " + "; nor ".join(" or ".join(KIND_NAMES[kind] for kind in group) for group in missing)
     if best.share == 0.0 and not (place_match(subject, best.sentence) == 1.0 and (restates or subject.kinds)):
         return f"no retrieved sentence is about {', '.join(subject.words)}"
-    if said_of_another_place(subject, best, everything) and not restates:
+    if said_of_another_place(subject, best, everything, facts) and not restates:
         return f"what is asked about is said of another place, not {place}"
     return None

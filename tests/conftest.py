@@ -48,6 +48,20 @@ def retriever(bundled_index) -> Retriever:
     return Retriever(bundled_index)
 
 
+@pytest.fixture(scope="session")
+def originals_retriever(bundled_index, tmp_path_factory) -> Retriever:
+    """A calibrated index of the original guides (the blind question sets' source), as `guide-tui index` builds it."""
+    if not ORIGINALS.is_dir():
+        pytest.skip("original guides not beside the repo")
+    from guide_tui.calibration import calibrate_index
+    from guide_tui.indexes import build_index
+
+    folder = tmp_path_factory.mktemp("originals") / "index"
+    build_index(ORIGINALS, folder, embedder=bundled_index.embedder)
+    calibrate_index(folder)
+    return Retriever(load_index(folder))
+
+
 @pytest.fixture
 def make_immutable():
     """make_immutable(folder): chattr +i, so that nothing, not even root, can add or remove files there (as root,

@@ -116,8 +116,20 @@ def test_another_towns_sentence_is_a_rival_only_when_the_teacher_finds_it_as_clo
     answer, _ = ask(retriever, "I walk with a stick. In Thornby Wells, how far apart are the sights, roughly?")
     assert not answer.refused and "three minutes" in answer.text
     assert answer.verdicts[0].features["other_place"] == 0.0
-    tram, _ = ask(retriever, "Where do I catch the local tram in Thornby Wells?")  # Marchwood's trams: a rival
-    assert tram.refused and tram.verdicts[0].features["other_place"] == 1.0
+    # Marchwood's "tram network" covers "tram", the best Thornby Wells sentence "local": no word in common, so the
+    # town's own "no local transport" answers, correcting the premise
+    tram, _ = ask(retriever, "Where do I catch the local tram in Thornby Wells?")
+    assert not tram.refused and "no local transport" in tram.text and tram.verdicts[0].features["other_place"] == 0.0
+    tower, _ = ask(retriever, "How much is it to climb the church tower in Halden Bay?")  # Kestrelford's tower: a rival
+    assert tower.refused and tower.verdicts[0].features["other_place"] == 1.0
+
+
+def test_another_towns_sentence_is_no_rival_when_it_shares_none_of_the_words_the_best_one_covers(originals_retriever) -> None:
+    # in the original guides only Halden Bay's stepped lanes mention "wheelchair", and they say nothing of trams;
+    # the Marchwood sentence covers "trams": two sentences about different things, not one fact moved between towns
+    answer, _ = ask(originals_retriever, "Can a wheelchair user get on the Marchwood trams easily?")
+    assert not answer.refused and "level boarding" in answer.text
+    assert answer.verdicts[0].features["other_place"] == 0.0
 
 
 @pytest.mark.parametrize(
