@@ -357,7 +357,7 @@ LIST_CUE = _pattern(
 
 # A question after sightseeing, however worded: what a guide's "What to see" section is for.
 SIGHTSEEING = _pattern(
-    r"\b(?:things|anything|something|stuff|much|what) (?:else |more )?to (?:\w+ly )?(?:do|see|visit)\b|\bwhat(?:'s|’s| is)? there to (?:do|see)\b"
+    r"\b(?:things|anything|something|stuff|much|what) (?:else |more )?to (?:\w+ly )?(?:do|see|visit)\b|\bwhat(?:'s|’s| is)? there to (?:\w+ly )?(?:do|see)\b"
     r"|\bworth (?:doing|seeing|visiting|a visit)\b"
     r"|\bsights?(?:eeing)?\b|\battractions?\b|\bhighlights?\b|\bactivities\b|\bmust-sees?\b"
     r"|\bwhat (?:can|could|should|shall) (?:i|we|you|one) (?:do|see|visit)\b"

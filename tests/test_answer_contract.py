@@ -705,6 +705,8 @@ def test_a_question_taking_for_granted_what_the_place_has_none_of_is_answered_wi
         ("Things to actually do in Pellew Sands beyond the arcades?", "What to see"),  # an adverb in "things to do"
         ("What can I do on a rainy day in Marchwood?", "What to see"),
         ("What is there to do in Halden Bay apart from eating fish?", "What to see"),  # "Eat and drink" ranks first
+        ("What is there to really do in Pellew Sands for a weekend?", "What to see"),  # an adverb: "When to go" ranks first
+        ("What is there to actually do in Brightwater in the evening?", "What to see"),  # "Getting there" ranks first
         ("Where can I get food in Kestrelford?", "Eat and drink"),  # one shared word ("get") picks no heading
         ("Where should we base ourselves for a few nights in Marchwood?", "Where to stay"),  # "When to go" ranks first
         ("I'm a keen twitcher. Best months to head out to the headland?", "When to go"),  # "Where to stay" ranks first
