@@ -344,13 +344,16 @@ PLURAL = rf"(?!(?:{VALUE_PLURALS})\b)[a-z][a-z-]{{2,}}(?<!ss)(?<!us)(?<!is)s\b"
 """A plural noun, any: "walks", "sights", "must-sees" (a list asked for by a noun no table names is still a list)."""
 MODIFIER = rf"(?!(?:{AUXILIARIES.replace(' ', '|')}|{SUBJECTS.replace(' ', '|')})\b)[a-z-]+\s+"
 """One word before the plural, no auxiliary or pronoun: "which back streets", not "what do tickets cost"."""
+DESCRIBING = r"(?:(?!of\b|the\b|my\b|our\b|your\b|their\b|his\b|her\b)[a-z-]+,?\s+){0,2}"
+"""Up to two words describing a plural, no article or possessive: "any easy, flat walks", not "any of the trains"."""
 LIST_CUE = _pattern(
     rf"\b(?:what|which)\s+(?:(?:are|were)\s+(?:the\s+|some\s+|any\s+)?(?:\w+\s+)?|(?:of\s+the\s+)?|{MODIFIER}){PLURAL}"
-    rf"|\b(?:any|some|a few|several|top|best|main|must-see)\s+(?:good\s+|nice\s+|decent\s+)?{PLURAL}|\bmust-sees?\b"
+    rf"|\b(?:any|some|a few|several|top|best|main|must-see)\s+{DESCRIBING}{PLURAL}|\bmust-sees?\b"
     r"|\bwhat(?:'s|’s| is| else is)? there to\b|\bworth (?:seeing|doing|visiting|a visit)\b|\bhighlights?\b|\bnot (?:to )?miss\b"
     r"|\bwhat (?:can|could|should) (?:i|we|you|one) (?:do|see|visit)\b|\blist\b|\b(?:things|places|ideas) (?:to|for)\b"
     r"|\bwhat(?:'s|’s| is)? (?:\w+\s+)?to (?:do|see|visit)\b|\bwhat .{0,40}s\s+are there\b|\bwhat (?:kinds?|sorts?|types?) of\b|\bon offer\b"
     r"|^(?:please\s+)?(?:name|suggest|recommend|tell me (?:about\s+)?(?:the|some|what)|give me)\b"
+    r"|\b(?:can|could|would) you (?:please )?(?:suggest|recommend|name)\b|\boptions\b"
     r"|\bwhere (?:can|could|should|do|does|to|might) (?:\w+\s+){0,2}(?:eat|drink|stay|sleep|shop|get (?:food|a meal|a drink)|go for)\b"
 )
 

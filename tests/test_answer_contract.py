@@ -391,6 +391,11 @@ def test_a_list_question_ranks_the_section_its_heading_names_first(retriever) ->
         ("Is there anything to do in Pellew Sands apart from the beach?", True),
         ("any activities for a wet afternoon in Brightwater", True),
         ("Is there much to see in Givens Mill?", True),
+        # words describing the plural, a request put as a question, "options"
+        ("any easy, flat walks round here?", True),
+        ("Can you recommend a few quiet pubs in Marchwood?", True),
+        ("food options in corry vale?", True),
+        ("Are any of the trains late on Sundays?", False),  # "any of the": no plural asked for
         ("In Thornby Wells, how far apart are the sights?", False),  # a distance asked, of the sights
         # one value, though the words end in s: a plural of a value, or a verb
         ("What are the opening hours of the Brightwater museum?", False),
