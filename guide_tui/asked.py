@@ -371,7 +371,10 @@ SECTION_CUES = {
     "see": SIGHTSEEING,
     "stay": _pattern(r"\bbase (?:ourselves|myself|yourself|themselves)\b|\baccommodation\b|\bsleep\b|\bhotels?\b|\bguesthouses?\b|\bb&bs?\b"),
     "eat": _pattern(r"\bfood\b|\brestaurants?\b|\bmeals?\b|\bdinner\b|\blunch\b|\bcaf[eé]s?\b"),
-    "go": _pattern(r"\bbest (?:time|months?|season|weeks?)\b|\bwhen (?:should|shall|would|to) (?:(?:i|we|you|one) )?(?:go|visit|come)\b"),
+    "go": _pattern(
+        r"\bbest (?:time|months?|season|weeks?)\b|\bwhen (?:should|shall|would|to) (?:(?:i|we|you|one) )?(?:go|visit|come)\b"
+        rf"|\b(?:go|visit|come|going|visiting|coming) (?:in|during|over|at|out of) (?:the )?(?:{MONTHS}|{'|'.join(THE_SEASONS)}|fall)\b"
+    ),
 }
 """The topic word of the guides' headings ("What to see", "Where to stay", "Eat and drink", "When to go") a question asks after in other words."""
 SECTION_GIVES = {"go": WHEN}
