@@ -373,7 +373,7 @@ SECTION_CUES = {
     "eat": _pattern(r"\bfood\b|\brestaurants?\b|\bmeals?\b|\bdinner\b|\blunch\b|\bcaf[eé]s?\b"),
     "go": _pattern(
         r"\bbest (?:time|months?|season|weeks?)\b|\bwhen (?:should|shall|would|to) (?:(?:i|we|you|one) )?(?:go|visit|come)\b"
-        rf"|\b(?:go|visit|come|going|visiting|coming) (?:in|during|over|at|out of) (?:the )?(?:{MONTHS}|{'|'.join(THE_SEASONS)}|fall)\b"
+        rf"|\b(?:go|visit|come|going|visiting|coming) (?:in|during|over|at|out of) (?:the )?(?:{MONTHS}|{'|'.join(SEASONS)})\b"  # "go in the fall"
     ),
 }
 """The topic word of the guides' headings ("What to see", "Where to stay", "Eat and drink", "When to go") a question asks after in other words."""
