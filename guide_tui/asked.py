@@ -364,6 +364,7 @@ SIGHTSEEING = _pattern(
     r"|\bworth (?:doing|seeing|visiting|a visit)\b"
     r"|\bsights?(?:eeing)?\b|\battractions?\b|\bhighlights?\b|\bactivities\b|\bmust-sees?\b"
     r"|\bwhat (?:can|could|should|shall) (?:i|we|you|one) (?:do|see|visit)\b"
+    r"|\bwhat (?:would|do|does|might) (?:\w+ ){1,3}(?:send|point|take) (?:me|us|you|them)\b"
 )
 
 

@@ -717,6 +717,8 @@ def test_a_question_taking_for_granted_what_the_place_has_none_of_is_answered_wi
         ("I'm a keen twitcher. Best months to head out to the headland?", "When to go"),  # "Where to stay" ranks first
         ("Best time of year to visit Kestrelford if I hate crowds?", "When to go"),  # asks a month, not any when
         ("What's Elder Ness like if we go in the autumn?", "When to go"),  # going in a season: "What to see" ranks first
+        ("I've got a free afternoon in Marchwood. What would the locals send me to?", "What to see"),  # "Eat and drink" first
+        ("What would you send me to in Brightwater?", "What to see"),  # "Getting around" ranks first
     ],
 )
 def test_a_question_naming_a_section_is_answered_from_that_section_first(retriever, question, section) -> None:
