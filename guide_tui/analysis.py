@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
@@ -57,6 +58,20 @@ class SentenceAnalysis:
     first_unit: np.ndarray  # chunk c's sentences are rows first_unit[c]:first_unit[c + 1]
     chunk_town: np.ndarray  # per chunk, its guide's town (id into towns), -1 for a region-wide guide
     same_as: np.ndarray  # per chunk, the first chunk with the same body (itself when none before)
+
+    @cached_property
+    def stem_of(self) -> dict[str, str]:
+        """Per vocabulary word, its stem (built at the first question that reads it)."""
+        return dict(zip(self.vocabulary, self.stems))
+
+    @cached_property
+    def known(self) -> frozenset[str]:
+        """Every word the guides use (known_words), for lookups."""
+        return frozenset(self.known_words)
+
+    def chunks_using(self, word: str) -> int:
+        """How many chunks use the word's stem (0 for a word no sentence uses)."""
+        return self.chunk_frequency.get(self.stem_of.get(word), 0)
 
     def words(self, row: int) -> list[str]:
         return [self.vocabulary[i] for i in self.word_ids[self.word_offsets[row] : self.word_offsets[row + 1]]]

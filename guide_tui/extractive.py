@@ -136,7 +136,7 @@ class Analysed:
         self.analyzer = query_analyzer(drop_stopwords=True)  # the index's stemming, stop words dropped
         self.towns = retriever.towns  # TownNames: holds no reference to the index
         self.town_words = {word for town in self.towns.names for word in town.split()}
-        self.stem_cache: dict[str, str | None] = dict(zip(stored.vocabulary, stored.stems))
+        self.stem_cache: dict[str, str | None] = dict(stored.stem_of)  # a copy: stem() adds the question's words
         self.chunk_town = np.asarray(stored.chunk_town)  # ids into stored.towns, -1: a region-wide guide
         copies = np.bincount(retriever.same_as, minlength=len(retriever.same_as))  # chunks per distinct body
         self.chunk_shared = copies[retriever.same_as] > 1
@@ -144,7 +144,7 @@ class Analysed:
         self.headings: dict[int, frozenset[str]] = {}
         self.inherited_towns: dict[int, dict[int, set[str]]] = {}
         """Per region-wide chunk, paragraph_towns: its paragraphs split once, not once per sentence."""
-        self.known_words = set(stored.known_words)
+        self.known_words = stored.known
         """Every word the guides use, titles and headings too: a name outside them is a place they never cover."""
         self.word_vector = dict(zip(stored.vocabulary, np.asarray(stored.word_vectors)))
         self.unit_chunk = retriever.unit_chunk
@@ -585,6 +585,11 @@ def coverage(subject: Subject, sentence: Sentence, facts: Analysed) -> np.ndarra
         elif sentence.chunk >= 0 and facts.stem(word) in facts.heading_stems(sentence.chunk):
             result[n] = max(result[n], HEADING_COVERS)
     return result
+
+
+def covers(subject: Subject, sentence: Sentence, facts: Analysed) -> np.ndarray:
+    """Per subject word: whether the sentence covers it (coverage() of at least SIMILAR_WORD)."""
+    return coverage(subject, sentence, facts) >= SIMILAR_WORD
 
 
 def shares_a_word(subject: Subject, sentence: Sentence, facts: Analysed, leaving_out=frozenset()) -> bool:
@@ -1057,8 +1062,8 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
     best = quotes[0]
     place = facts.place_evidence(subject.towns)
     setting = subject.known_anyway  # counted as known
-    known_here = (coverage(subject, place, facts) >= SIMILAR_WORD) | setting
-    known_anywhere = (coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD) | setting
+    known_here = covers(subject, place, facts) | setting
+    known_anywhere = covers(subject, facts.place_evidence(set()), facts) | setting
     named = np.array([w in subject.named for w in subject.words], dtype=bool)
     literal_here = np.array([has_word(w, place, facts) for w in subject.words], dtype=bool) | setting
     # "a train station" where the guides speak of trains elsewhere asks whether there is a station; "a petrol station", never
@@ -1107,11 +1112,11 @@ def said_of_another_place(subject: Subject, best: Candidate, everything: list[Ca
     """A sentence about another town covers the subject better than the best one, covers a word the best one covers
     (when it covers any: else it speaks of something else, as "wheelchair" beside "trams" does), and the teacher finds
     it as close to the question as a companion quote would be (a shared word alone is no rival): a false premise."""
-    held = coverage(subject, best.sentence, facts) >= SIMILAR_WORD
+    held = covers(subject, best.sentence, facts)
     return any(
         not c.allowed and not c.sentence.towns & subject.towns and c.kinds_found >= best.kinds_found and c.share > best.share
         and c.teacher >= best.teacher - TEACHER_COMPANION_MARGIN
-        and (not held.any() or (coverage(subject, c.sentence, facts) >= SIMILAR_WORD)[held].any())
+        and (not held.any() or covers(subject, c.sentence, facts)[held].any())
         for c in everything
     )
 
@@ -1128,10 +1133,10 @@ def why_unanswerable(subject: Subject, quotes: list[Candidate], everything: list
     best = quotes[0]
     restates = best.similarity >= PARAPHRASE
     place = " or ".join(sorted(subject.towns)) or "the region"
-    known_to_place = (coverage(subject, facts.place_evidence(subject.towns), facts) >= SIMILAR_WORD) | subject.known_anyway
+    known_to_place = covers(subject, facts.place_evidence(subject.towns), facts) | subject.known_anyway
     unknown = [w for w, known in zip(subject.words, known_to_place) if not known]
     named_unknown = [w for w in unknown if w in subject.named]
-    if subject.words and not (coverage(subject, facts.place_evidence(set()), facts) >= SIMILAR_WORD).any():
+    if subject.words and not covers(subject, facts.place_evidence(set()), facts).any():
         return f"the guides never mention {', '.join(subject.words)}"  # off-topic, whatever the gate said
     if subject.yes_no and subject.weight_of(~known_to_place) >= YES_NO_UNKNOWN:
         return f"the guides for {place} do not mention {', '.join(unknown)}"  # "Is there a cinema...?"

@@ -416,7 +416,6 @@ class Retriever:
         self._static_headings: np.ndarray | None = None
         self._question_vectors: dict[str, np.ndarray] = {}
         self._openings: dict[str, set[str]] | None = None
-        self._vocabularies: dict[str, object] = {}  # for slips(): filled at the first question, shared by tuned copies
 
     @property
     def settings(self) -> RetrievalSettings:
@@ -493,15 +492,8 @@ class Retriever:
 
     def slips(self, question: str) -> list[Slip]:
         """The question's typing slips (spelling.find_slips), against the guides' words and the model's English words."""
-        if not self._vocabularies:
-            analysis = self.index.analysis
-            stem_of = dict(zip(analysis.vocabulary, analysis.stems))
-            self._vocabularies.update(
-                guide=frozenset(analysis.known_words),
-                frequency=lambda word: analysis.chunk_frequency.get(stem_of.get(word) or stem_of.get(word + "s"), 0),
-            )
-        v = self._vocabularies
-        return find_slips(question, v["guide"], english_words(), v["frequency"])
+        analysis = self.index.analysis
+        return find_slips(question, analysis.known, english_words(), analysis.chunks_using)
 
     def towns_in(self, text: str) -> set[str]:
         """The towns with a guide of their own that the text names."""

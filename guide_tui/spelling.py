@@ -66,7 +66,7 @@ def find_slips(question: str, guide_words: Collection[str], english: Collection[
     """The question's slips: lowercase words (a capitalised one mid-question is a name) that neither vocabulary holds,
     each with the guide word (or its singular) one slip away that the most chunks use; the first letter is kept, and
     SLIP_MIN_LETTERS / SWAP_MIN_LETTERS say how long a word must be (guide_words: the index's known words; english: the
-    embedding model's whole words; frequency: chunks using a guide word)."""
+    embedding model's whole words; frequency: chunks using a guide word, 0 for one no sentence uses)."""
     slips = []
     for match in TYPED_WORD.finditer(question):
         typed = match.group()
@@ -78,7 +78,7 @@ def find_slips(question: str, guide_words: Collection[str], english: Collection[
         tried = one_slip_away(word) if len(word) >= SLIP_MIN_LETTERS else swapped(word)
         near = [c for c in tried if c[0] == word[0] and (c in guide_words or c + "s" in guide_words)]
         if near:
-            slips.append(Slip(typed, max(sorted(near), key=frequency)))
+            slips.append(Slip(typed, max(sorted(near), key=lambda guide_word: frequency(guide_word) or frequency(guide_word + "s"))))
     return list(dict.fromkeys(slips))
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from guide_tui.answers import Answer, Answerer, Asked, Citation, OnText
-from guide_tui.indexes import BUNDLED_INDEX, load_index
+from guide_tui.calibration import calibrate_index
+from guide_tui.indexes import BUNDLED_INDEX, build_index, load_index
 from guide_tui.questions import Question, load_questions
 from guide_tui.retrieval import Retriever
 
@@ -53,9 +54,6 @@ def originals_retriever(bundled_index, tmp_path_factory) -> Retriever:
     """A calibrated index of the original guides (the blind question sets' source), as `guide-tui index` builds it."""
     if not ORIGINALS.is_dir():
         pytest.skip("original guides not beside the repo")
-    from guide_tui.calibration import calibrate_index
-    from guide_tui.indexes import build_index
-
     folder = tmp_path_factory.mktemp("originals") / "index"
     build_index(ORIGINALS, folder, embedder=bundled_index.embedder)
     calibrate_index(folder)
