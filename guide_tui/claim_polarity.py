@@ -127,8 +127,8 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"|\ba long way\b|\bdistant\b|\bremote\b",
     ),
     "charge": (
-        r"\bfree\b(?<!-free)(?<!\bfeel free)(?!-| of\b)|\bfree of charge\b|\bno (?:charge|fee)\b|\bcosts? nothing\b|\bwithout charge\b",
-        r"\bpaid\b|\bpay(?:s|ing)?\b(?! attention)|\bcharges?\b(?<!free of charge)"
+        r"\bfree\b(?<!-free)(?<!\bfeel free)(?!-| of\b)|\bfree of charge\b|\bno (?:charge|fee)\b|\b(?:costs?|pay|pays|paying) nothing\b|\bwithout charge\b",
+        r"\bpaid\b|\bpay(?:s|ing)?\b(?! attention| nothing)|\bcharges?\b(?<!free of charge)"
         r"|\bcharged\b|\b(?:entry|admission|entrance) fee\b|\bfee\b|\bticketed\b|\bpay-and-display\b",
     ),
     "indoors": (
@@ -318,7 +318,8 @@ def polarity(clause: str) -> Polarity:
     }
     words = [(m.group(), m.start()) for m in WORD.finditer(kept)] if negators else []
     content_after = {n for n in negators if any(start >= n and not is_negator(w) and not in_spans(start) and len(w) > 2 for w, start in words)}
-    negative = len([n for n in negators if (n not in flipping or n in denies_more) and n in content_after]) % 2 == 1
+    worded = {n for n in negators for a, b in spans if a < n <= b}  # the side's own wording: "pay nothing", "no charge"
+    negative = len([n for n in negators if (n not in flipping or n in denies_more) and n in content_after and n not in worded]) % 2 == 1
     sides_taken = {k: frozenset(v) for k, v in sides.items()}
     return Polarity(text, tuple(sorted(negators + denying)), scope_ends, sides_taken, said, spans, negative, exclusive)
 

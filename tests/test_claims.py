@@ -419,6 +419,7 @@ PARAPHRASES = [
     ("What is the tour of the mill at Givens Mill like?",
      "The machinery turns throughout the tour, and it's noisy [guide_givens_mill.md]."),  # "noisy" for "loud", of "it"
     ("Is the Marchwood museum free?", "Entry to Marchwood's excellent city museum costs nothing [guide_marchwood.md]."),  # "costs nothing" for "free"
+    ("Where can I park in Thornby Wells?", "Drivers pay nothing to park for two hours anywhere in town [guide_thornby_wells.md]."),  # "pay nothing": free
     ("How do I get to Thornby Wells?", "Thornby Wells is twenty-five minutes from the hub on the Marchwood line [guide_thornby_wells.md]."),
     ("How do harbour front prices in Halden Bay compare with Fell Street?",
      "Food on Halden Bay's harbour front is dearer, about twice what it costs on Fell Street [guide_eating.md]."),
