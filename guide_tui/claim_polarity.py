@@ -207,10 +207,12 @@ PREFIXES = (("non-", ""), ("non", ""), ("un", ""), ("in", "ible able ent ant ate
 """Prefixes that deny their word ("unnecessary" is "not necessary"), each with the endings its root must have: after
 "in" and "im" only adjectives ("inaccessible", "impassable"; not "inland", "income", "information")."""
 NOT_PREFIXED = frozenset(
-    "unless unlike unions unrest incredible incorporate indifferent unfortunately unluckily unsurprisingly unquestionably".split()
+    "unless unlike unions unrest incredible incorporate indifferent unfortunately unluckily unsurprisingly unquestionably"
+    " unusually unbelievably uncommonly".split()
 )
 """Words that read as a prefix and a word but deny nothing: "unfortunately there's no bus" says there is none, as
-"sadly" would (a speaker's comment on the clause, not a denial of it)."""
+"sadly" would (a speaker's comment on the clause, not a denial of it); "an unusually generous arrangement" is a very
+generous one."""
 PREFIXED = re.compile(r"(?<![a-z'-])(?:non-?|un|i[nm])[a-z]{4,}(?![a-z'-])")
 
 

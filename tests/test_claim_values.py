@@ -203,6 +203,9 @@ def test_a_count_keeps_what_it_counts():
         ("No village is within walking distance of another", False),  # a side after the verb: turned round instead
         ("Unfortunately there's no ferry to the island", True),  # a comment on the clause: "un" + "fortunately" denies nothing
         ("Unsurprisingly the ferry runs all summer", False),
+        ("Parking is free for two hours, an unusually generous arrangement", False),  # "unusually": very, no denial
+        ("Drivers pay nothing to park for two hours in town", False),  # "nothing" is the side's own wording
+        ("There is no charge to enter the museum", False),
     ],
 )
 def test_denials_are_read_from_the_negators(clause, negative):
