@@ -100,6 +100,20 @@ async def test_the_eval_line_says_where_an_expected_chunk_outside_the_top_5_went
         assert f"retrieval miss · expected chunk ◆ {lost.expected_chunks[0]} → not in the top {LOOK_PAST} ✗ miss" in text_of(app, "#eval")
 
 
+async def test_stepping_puts_the_cursor_at_the_end_of_the_new_question(retriever):
+    """Typing after F4 adds to the end of the labelled question, not where the cursor of a shorter typed one was."""
+    questions = some_questions()
+    app = GuideApp(generator="extractive", retriever=retriever, questions=questions)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"pubs", "enter")
+        await settle(pilot)
+        await pilot.press("f4")
+        await settle(pilot)
+        await pilot.press(*"XYZ")
+        assert app.query_one("#question", Input).value == questions[0].text + "XYZ"
+
+
 async def test_run_all_fills_every_outcome_and_its_tally_is_what_eval_measures(retriever):
     questions = some_questions()
     app = GuideApp(generator="extractive", retriever=retriever, questions=questions)

@@ -394,7 +394,9 @@ class GuideApp(App):
         if question is None:
             self.say("There are no labelled questions to step through.", "warning")
             return
-        self.main.query_one("#question", Input).value = question.text
+        field = self.main.query_one("#question", Input)
+        field.value = question.text
+        field.cursor_position = len(question.text)  # typing goes on at its end, not where the last question's cursor was
         self.ask(question.text)
 
     def open_question(self, question_id: str) -> bool:
