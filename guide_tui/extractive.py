@@ -710,8 +710,12 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
     hits = retrieval.within_cutoff
     strangers = unknown_names(retrieval.question, facts)
     making = asks_to_make_something(retrieval.question)
-    if strangers or making or not hits:
-        if making:
+    whole = subject_of(retrieval.read_as, facts)
+    empty = not (whole.words or whole.towns or whole.kinds)  # "the a of": no thing, place or kind of answer to look up
+    if strangers or making or empty or not hits:
+        if empty:
+            reason = "it names nothing to look up: no thing, place or kind of answer"
+        elif making:
             reason = f"it asks me to {making} something, not what the guides say"
         elif strangers:
             reason = f"the guides never mention {', '.join(strangers)}"

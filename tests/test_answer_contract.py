@@ -234,6 +234,14 @@ def test_a_request_to_make_something_is_refused_whatever_it_names(retriever, que
     assert answer.refusal_detail == f"it asks me to {verb} something, not what the guides say"
 
 
+def test_words_that_name_nothing_are_refused_though_they_pass_the_gate(retriever) -> None:
+    """"the a of" lands just within the cutoff: only stop words, so no thing, place or kind of answer to look up."""
+    answer = ask(retriever, "the a of")
+    assert answer.retrieval.gate.passed
+    assert answer.refused and answer.sources() == [] and answer.text == REFUSAL
+    assert answer.refusal_detail == "it names nothing to look up: no thing, place or kind of answer"
+
+
 def test_a_question_about_writing_is_still_a_question(retriever) -> None:
     assert asks_to_make_something("Where can I buy postcards to write home in Kestrelford?") is None
 
