@@ -317,6 +317,19 @@ async def test_ctrl_t_lists_the_changed_questions_and_enter_opens_one(retriever,
         assert not app.query_one("#tuning").display and app.query_one("#answer").display
 
 
+async def test_the_histogram_shows_the_cutoff_moved_while_the_panel_was_hidden(retriever, tmp_path):
+    app = GuideApp(generator="extractive", retriever=retriever, questions=some_questions(3), settings=SettingsFile(tmp_path / "s.json"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        await pilot.press("ctrl+t", "alt+up", "alt+up")
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        assert f"cutoff {app.retriever.cutoff:.4f}" in text_of(app, "#tuning-histogram")
+
+
 async def test_ctrl_s_saves_the_knobs_for_the_cli_and_the_next_start(config, capsys, retriever):
     app = GuideApp(generator="extractive", retriever=retriever, questions=some_questions(), settings=config)
     cutoff = retriever.index.cutoff

@@ -72,8 +72,8 @@ class TuningPanel(Vertical):
         self.call_after_refresh(self.draw_histogram, baseline, cutoff)  # once the list has taken its width (or none)
 
     def redraw(self) -> None:
-        if self.drawn is not None:
-            self.call_after_refresh(self.draw_histogram, *self.drawn)  # the bars take the new width
+        if self.drawn is not None:  # the bars take the new width, with the cutoff of the latest show() (read when it runs)
+            self.call_after_refresh(lambda: self.draw_histogram(*self.drawn))
 
     def draw_histogram(self, baseline: Scores, cutoff: float) -> None:
         """calibrate's histogram of the baseline's best distances, scrolled to keep the cutoff line in the middle.
