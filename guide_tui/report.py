@@ -134,12 +134,16 @@ def teacher_cell(hit: Hit) -> str:
     return "-" if hit.teacher_similarity is None else f"{hit.teacher_similarity:.4f}"
 
 
+ECHOED = 80  # a question echoed in a message is cut to this many characters: a pasted page would fill the screen
+
+
 def no_hits_message(retrieval: Retrieval) -> str | None:
     """Why there is no table to show, or None when there is one."""
     if not retrieval.question:
         return "empty question: nothing to look up (ask something about the guides)"
     if not retrieval.hits:
-        return f"{retrieval.question!r}: no word of it matches anything in the guides; refused"
+        question = retrieval.question if len(retrieval.question) <= ECHOED else retrieval.question[: ECHOED - 1] + "…"
+        return f"{question!r}: no word of it matches anything in the guides; refused"
     return None
 
 

@@ -121,6 +121,13 @@ def assert_screen_is_safe(app) -> None:
 # ---------------------------------------------------------------- questions through the CLI
 
 
+def test_a_huge_question_matching_nothing_is_echoed_cut_short(capsys):
+    """A pasted 2500-letter word would fill the screen if the message echoed it whole."""
+    code, out, err = run_cli(capsys, "retrieve", "--", "q" * 2500)
+    assert code == 0 and err == ""
+    assert out.replace("\n", "") == f"{'q' * 79 + '…'!r}: no word of it matches anything in the guides; refused"  # wrapped at 80
+
+
 @pytest.mark.parametrize("name", BAD_QUESTIONS)
 def test_retrieve_prints_a_table_or_one_line_for_any_question(capsys, name):
     question = BAD_QUESTIONS[name]
