@@ -114,6 +114,21 @@ async def test_stepping_puts_the_cursor_at_the_end_of_the_new_question(retriever
         assert app.query_one("#question", Input).value == questions[0].text + "XYZ"
 
 
+async def test_stepping_past_either_end_says_so(retriever):
+    questions = some_questions()
+    app = GuideApp(generator="extractive", retriever=retriever, questions=questions)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f4", "f3")
+        await settle(pilot)
+        assert app.eval.position == 0
+        assert f"This is the first of the {len(questions)} labelled questions." in text_of(app, "#message")
+        app.step_eval(len(questions))
+        await settle(pilot)
+        assert app.eval.position == len(questions) - 1
+        assert "This is the last of the" in text_of(app, "#message")
+
+
 async def test_run_all_fills_every_outcome_and_its_tally_is_what_eval_measures(retriever):
     questions = some_questions()
     app = GuideApp(generator="extractive", retriever=retriever, questions=questions)
