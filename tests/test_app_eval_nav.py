@@ -15,6 +15,7 @@ from guide_tui.evaluation import FAILURE_CLASSES, evaluate, failure_class_markdo
 from guide_tui.inspection import LOOK_PAST, locate_expected
 from guide_tui.questions import QuestionSet, load_questions
 from guide_tui.tui.app import GuideApp
+from guide_tui.tui.commands import KEYS, keyed_title
 from guide_tui.tui.results_screen import ResultsScreen
 
 SIZE = (120, 40)
@@ -247,6 +248,13 @@ async def test_the_palette_opens_a_question_by_id_kind_or_words_of_its_text(retr
         assert sum(words.casefold() in q.text.casefold() for q in questions if q.kind == wanted.kind) == 1
         await palette(pilot, f"[{wanted.kind}] {words}")
         assert app.eval.current.id == wanted.id
+
+
+def test_the_palette_names_each_key_beside_what_it_does():
+    """Four eval keys are off the footer (no room at 80 columns): the palette is where they are learnt."""
+    titles = {binding.action: keyed_title(binding) for binding in KEYS}
+    assert titles["next_miss"] == "Next eval miss · F8" and titles["results"] == "Eval results view · F10"
+    assert titles["run_all"] == "Run all eval questions · Ctrl+R" and titles["knob('cutoff', 1)"].endswith(" · Alt+Up")
 
 
 async def test_the_palette_goes_to_the_first_question_of_a_kind(retriever):

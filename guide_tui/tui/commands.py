@@ -87,11 +87,22 @@ class ListedCommands(command.Provider):
                 yield command.Hit(score, matcher.highlight(title), run, help=help)
 
 
+def keyed_title(binding: Binding) -> str:
+    """A key's palette entry: what it does, then the key itself, so the palette also teaches the keys ("Next eval miss · F8")."""
+    return f"{binding.tooltip or binding.description} · {' / '.join(key_name(key) for key in binding.key.split(','))}"
+
+
+def key_name(key: str) -> str:
+    """"ctrl+r" -> "Ctrl+R", "f10" -> "F10", a bare "c" stays "c" (a capital would ask for Shift)."""
+    *modifiers, last = key.strip().split("+")
+    return "+".join([m.capitalize() for m in modifiers] + [last.capitalize() if len(last) > 1 or modifiers else last])
+
+
 class GuideCommands(ListedCommands):
     """The app's own actions in the command palette (Ctrl+P): the same list as the footer's bindings."""
 
     def entries(self) -> list[tuple[str, Callable, str]]:
-        keyed = [(binding.tooltip or binding.description, binding.action) for binding in self.app.BINDINGS if binding.action != "quit"]
+        keyed = [(keyed_title(binding), binding.action) for binding in self.app.BINDINGS if binding.action != "quit"]
         return [(title, runner(self.app, action), action_help(type(self.app), action)) for title, action in keyed + PALETTE_ONLY]
 
 
@@ -102,7 +113,7 @@ class ScreenCommands(ListedCommands):
     def entries(self) -> list[tuple[str, Callable, str]]:
         keys = type(self.screen).BINDINGS
         screen = self.screen
-        return [(binding.tooltip or binding.description, runner(screen, binding.action), action_help(type(screen), binding.action)) for binding in keys]
+        return [(keyed_title(binding), runner(screen, binding.action), action_help(type(screen), binding.action)) for binding in keys]
 
 
 
