@@ -173,6 +173,21 @@ async def test_run_all_stops_on_ctrl_r_again_or_escape_and_keeps_what_it_ran(ret
         assert text_of(app, "#eval").startswith("eval 0/")
 
 
+async def test_f8_on_the_only_miss_says_it_is_the_only_one(retriever):
+    questions = [q for q in load_questions().questions if q.id not in OTHER_MISSES][:2]
+    questions += [q for q in load_questions().questions if q.id == "dull-town-in-summer"]
+    app = GuideApp(generator="extractive", retriever=retriever, questions=questions)
+    async with app.run_test(size=SIZE) as pilot:
+        await run_all(pilot)
+        assert [o.question.id for o in app.eval.misses()] == ["dull-town-in-summer"]
+        await pilot.press("f8")
+        await settle(pilot)
+        assert app.eval.current.id == "dull-town-in-summer" and "only miss" not in text_of(app, "#message")
+        await pilot.press("f8")
+        await settle(pilot)
+        assert app.eval.current.id == "dull-town-in-summer" and "This is the only miss so far." in text_of(app, "#message")
+
+
 async def test_typing_goes_on_while_run_all_runs(retriever):
     typed = []  # (value, whether the run was going on) as each key reached the field
     app = GuideApp(generator="extractive", retriever=retriever, questions=load_questions().questions * 3)

@@ -481,11 +481,13 @@ class GuideApp(App):
 
     def step_to_miss(self, direction: int) -> None:
         session = self.eval_session()
-        position = session.next_miss(direction)
+        position, was = session.next_miss(direction), session.position
         if position is None:
             self.say(session.no_miss_message(), "warning")
             return
         self.step_eval(position)
+        if position == was:  # going round came back to the question shown: no other miss
+            self.say("This is the only miss so far.")
 
     # ---------------------------------------------------------------- run all and the results view
 
