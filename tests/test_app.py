@@ -300,6 +300,18 @@ async def test_selecting_a_row_shows_its_chunk_with_the_matched_sentence_highlig
         assert app.query_one("#detail").display
 
 
+async def test_f6_before_any_question_says_there_is_no_row_to_explain(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever, questions=eval_questions())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f6")
+        await pilot.pause()
+        assert "No row to explain yet" in text_of(app, "#message")
+        await pilot.press(*"When does the bakery sell out?", "enter")
+        await settle(pilot)
+        assert not app.query_one("#detail").display, "the pane does not open by itself with the next question"
+
+
 async def test_the_command_palette_offers_the_apps_actions(retriever):
     app = GuideApp(generator="extractive", retriever=retriever, questions=eval_questions())
     async with app.run_test(size=SIZE) as pilot:

@@ -429,6 +429,9 @@ class GuideApp(App):
 
     def action_toggle_detail(self) -> None:
         """Show or hide why the selected row ranks there, with its chunk's full text."""
+        if not self.main.query_one("#detail").shown and self.main.query_one("#hits", HitsTable).hit_at_cursor() is None:  # nothing to explain
+            self.say("No row to explain yet: ask a question, then F6 (or Enter on a row) shows why it ranks there.", "warning")
+            return
         self.main.toggle_detail()
 
     def wider(self, retrieval: Retrieval) -> Retrieval | None:
