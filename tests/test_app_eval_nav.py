@@ -64,13 +64,13 @@ async def test_the_eval_line_names_each_failure_class(retriever):
         app.open_question(refused.id)
         await settle(pilot)
         line = text_of(app, "#eval")
-        assert "wrongly refused · expected chunk ◆ guide_brightwater.md#2 (2 expected) → rank 1 ✓ hit" in line
-        assert "not in the answer ✗ miss" in line
+        assert f"wrongly refused · phrase “{refused.expected_phrase}” not in the answer ✗ miss" in line  # the miss first
+        assert "✗ miss · expected chunk ◆ guide_brightwater.md#2 (2 expected) → rank 1 ✓ hit" in line
         app.open_question("dull-town-in-summer")
         await settle(pilot)
         line = text_of(app, "#eval")
-        assert "wrong quote · expected chunk ◆ guide_seasons.md#1 (2 expected) → rank 1 ✓ hit" in line
-        assert "not in the answer ✗ miss" in line
+        assert "wrong quote · phrase “" in line and "” not in the answer ✗ miss" in line
+        assert "✗ miss · expected chunk ◆ guide_seasons.md#1 (2 expected) → rank 1 ✓ hit" in line
         app.open_question(LABELLED_NEAR_MISS)
         await settle(pilot)
         assert "unanswerable answered · expected a refusal → answered ✗ miss" in text_of(app, "#eval")

@@ -96,10 +96,13 @@ def eval_content(session: EvalSession, outcome: EvalOutcome | None, labelled: bo
         else:
             of = f" ({expected} expected)" if expected > 1 else ""
             found = Content.assemble(literal(outcome.ranked_chunk, "bold"), f"{of} → rank {outcome.expected_rank} ")
-        verdict = Content.assemble(
-            class_label(outcome), " · expected chunk ◆ ", found, mark(outcome.rank1), " · phrase ", literal(f"“{question.expected_phrase}”", "bold"),
+        chunk = (Content.assemble(" · expected chunk ◆ ", found, mark(outcome.rank1)), outcome.rank1)
+        phrase = (Content.assemble(
+            " · phrase ", literal(f"“{question.expected_phrase}”", "bold"),
             " in the answer " if outcome.phrase_found else " not in the answer ", mark(outcome.phrase_found),
-        )  # fmt: skip
+        ), outcome.phrase_found)  # fmt: skip
+        # a miss before a hit: at 80 columns the line is cut, and the part that decided the class must show
+        verdict = Content.assemble(class_label(outcome), *(part for part, _ in sorted((chunk, phrase), key=lambda p: p[1])))
     else:
         verdict = Content.assemble(
             class_label(outcome), " · expected a refusal → ", "refused " if outcome.refused else "answered ", mark(outcome.refusal_correct)
