@@ -300,6 +300,19 @@ async def test_selecting_a_row_shows_its_chunk_with_the_matched_sentence_highlig
         assert app.query_one("#detail").display
 
 
+async def test_typing_while_the_table_has_the_keys_goes_to_the_question(retriever):
+    app = GuideApp(generator="extractive", retriever=retriever, questions=eval_questions())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"bakery", "enter")
+        await settle(pilot)
+        app.query_one("#hits").focus()
+        await pilot.pause()
+        await pilot.press("down", *" hours")
+        field = app.query_one("#question", Input)
+        assert field.value == "bakery hours" and app.focused is field
+
+
 async def test_f6_before_any_question_says_there_is_no_row_to_explain(retriever):
     app = GuideApp(generator="extractive", retriever=retriever, questions=eval_questions())
     async with app.run_test(size=SIZE) as pilot:

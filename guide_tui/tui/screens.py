@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -31,6 +31,12 @@ class MainScreen(Screen):
     def __init__(self, status: StatusLine) -> None:
         super().__init__()
         self.status = status
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter typed while the table or a pane has the keys goes to the end of the question, which takes them."""
+        if event.is_printable and event.character and not isinstance(self.focused, Input):
+            event.stop()
+            self.query_one("#question", QuestionInput).type_in(event.character)
 
     def compose(self) -> ComposeResult:
         yield QuestionInput(placeholder="Ask about the region: opening times, prices, buses, walks…", id="question")

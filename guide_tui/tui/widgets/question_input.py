@@ -27,6 +27,15 @@ class QuestionInput(Input):
     def validate_value(self, value: str) -> str:
         return printable(value).replace("\n", " ")
 
+    def type_in(self, character: str) -> None:
+        """A key typed while the table or a pane had the keys: added at the end, and the field takes the keys without
+        selecting its text (Tab into it still does, to type a new question over it)."""
+        self.cursor_position = len(self.value)
+        self.insert_text_at_cursor(character)
+        selecting, self.select_on_focus = self.select_on_focus, False
+        self.focus()
+        self.call_after_refresh(setattr, self, "select_on_focus", selecting)  # once the focus has been handled
+
     def _on_paste(self, event: events.Paste) -> None:
         event.stop()
         event.prevent_default()
