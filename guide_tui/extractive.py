@@ -710,12 +710,8 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
     hits = retrieval.within_cutoff
     strangers = unknown_names(retrieval.question, facts)
     making = asks_to_make_something(retrieval.question)
-    whole = subject_of(retrieval.read_as, facts)
-    empty = not (whole.words or whole.towns or whole.kinds)  # "the a of": no thing, place or kind of answer to look up
-    if strangers or making or empty or not hits:
-        if empty:
-            reason = "it names nothing to look up: no thing, place or kind of answer"
-        elif making:
+    if strangers or making or not hits:
+        if making:
             reason = f"it asks me to {making} something, not what the guides say"
         elif strangers:
             reason = f"the guides never mention {', '.join(strangers)}"
@@ -732,6 +728,9 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
     for number, (part, part_vector) in enumerate(zip(parts, part_vectors)):
         similarities = None if part_vector is None else dict(zip(rows, (retriever.index.teacher_vectors[rows] @ part_vector).tolist()))
         subject = subject_of(part, facts, towns, follows=number > 0)
+        if len(parts) == 1 and not (subject.words or subject.towns or subject.kinds):  # "the a of"
+            reason = "it names nothing to look up: no thing, place or kind of answer"
+            return Evidence([], reason, verdicts=[Verdict(part, 0.0, False, {}, reason)])
         towns = subject.towns
         after_unknown = number > 0 and unknown_thing(verdicts[-1])
         if after_unknown and POINTS_BACK.search(part):
