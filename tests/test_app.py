@@ -24,7 +24,7 @@ from guide_tui.retrieval import MAX_QUESTION_CHARS, printable
 from guide_tui.tui.app import EXIT_AFTER_ENV, GuideApp
 from guide_tui.tui.screens import IndexErrorScreen
 from guide_tui.tui.terminal import terminal_hung_up
-from guide_tui.tui.text import guide_text
+from guide_tui.tui.text import emphasised
 from guide_tui.tui.widgets import HitsTable
 from guide_tui.tui.widgets.answer_panel import answer_content
 from guide_tui.tui.widgets.chunk_detail import BEST_SENTENCE, reflowed
@@ -808,7 +808,7 @@ async def test_a_part_refused_above_the_threshold_says_what_overruled_the_model(
 
 def test_a_guides_strong_words_are_shown_bold_without_their_stars():
     """The accessibility guide writes "**Thornby Wells** is the easiest": quoted as it is, shown as a reader sees it."""
-    shown = guide_text("“**Thornby Wells** is the easiest, and 2 ** 3 is no emphasis.”", "italic")
+    shown = emphasised("“**Thornby Wells** is the easiest, and 2 ** 3 is no emphasis.”", "italic")
     assert shown.plain == "“Thornby Wells is the easiest, and 2 ** 3 is no emphasis.”"
     bold = [shown.plain[span.start : span.end] for span in shown.spans if "bold" in str(span.style)]
     assert bold == ["Thornby Wells"]

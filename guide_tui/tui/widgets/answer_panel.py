@@ -10,7 +10,7 @@ from textual.widgets import Static
 from guide_tui.answerability import verdict_lines
 from guide_tui.answers import REFUSAL, Answer
 from guide_tui.retrieval import printable
-from guide_tui.tui.text import guide_text, literal
+from guide_tui.tui.text import emphasised, literal
 
 QUESTION_SHOWN_CHARS = 300  # a huge question is shown shortened in the answer panel
 
@@ -73,7 +73,7 @@ def answer_content(answer: Answer) -> Content:
         parts += ["\n", ("Sources", "bold underline"), "\n"]
         for citation in answer.citations:
             unshown = "" if citation.shown else " (a chunk the model was not shown)"
-            parts += ["• ", literal(f"{citation.file} § {citation.section}{unshown}", "bold"), "\n  ", guide_text(f"“{citation.quote}”", "italic"), "\n"]
+            parts += ["• ", literal(f"{citation.file} § {citation.section}{unshown}", "bold"), "\n  ", emphasised(f"“{citation.quote}”", "italic"), "\n"]
         if not answer.citations:
             parts += [("none", "italic"), "\n"]
         parts += ["\n", literal(f"answered by {answer.generator}", "dim")]
@@ -129,7 +129,7 @@ def marked_answer(text: str, unsupported: list[str]) -> Content:
     for start, end in sorted(spans):
         if start < position:
             continue
-        parts += [guide_text(text[position:start]), ("⚠ ", "bold $error"), guide_text(text[start:end], "underline $error")]
+        parts += [emphasised(text[position:start]), ("⚠ ", "bold $error"), emphasised(text[start:end], "underline $error")]
         position = end
-    parts.append(guide_text(text[position:]))
+    parts.append(emphasised(text[position:]))
     return Content.assemble(*parts)
