@@ -30,7 +30,7 @@ from guide_tui.indexes import LoadedIndex, resolve_corpus
 from guide_tui.inspection import ExpectedPlace, chunks_of_sections, locate_expected
 from guide_tui.paths import CHECKOUT, default_index, reports_dir
 from guide_tui.questions import QUESTIONS_FILE, Question, load_questions
-from guide_tui.report import cell
+from guide_tui.report import cell, clipped
 from guide_tui.retrieval import TOP_K
 from guide_tui.settings import chosen_knobs
 
@@ -236,8 +236,7 @@ def phrase_in_answer(question: Question, answer) -> bool:
 
 
 def shorten(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= MISS_TEXT_CHARS else flat[: MISS_TEXT_CHARS - 1] + "…"
+    return clipped(" ".join(text.split()), MISS_TEXT_CHARS)
 
 
 def rate(key: str, results: list[tuple[str, bool, str]]) -> Criterion:

@@ -137,13 +137,17 @@ def teacher_cell(hit: Hit) -> str:
 ECHOED = 80  # a question echoed in a message is cut to this many characters: a pasted page would fill the screen
 
 
+def clipped(text: str, limit: int) -> str:
+    """The text, or its first limit - 1 characters and "…" when it is longer than limit."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def no_hits_message(retrieval: Retrieval) -> str | None:
     """Why there is no table to show, or None when there is one."""
     if not retrieval.question:
         return "empty question: nothing to look up (ask something about the guides)"
     if not retrieval.hits:
-        question = retrieval.question if len(retrieval.question) <= ECHOED else retrieval.question[: ECHOED - 1] + "…"
-        return f"{question!r}: no word of it matches anything in the guides; refused"
+        return f"{clipped(retrieval.question, ECHOED)!r}: no word of it matches anything in the guides; refused"
     return None
 
 
