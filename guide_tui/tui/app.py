@@ -398,9 +398,8 @@ class GuideApp(App):
         field.value = question.text
         field.cursor_position = len(question.text)  # typing goes on at its end, not where the last question's cursor was
         self.ask(question.text)
-        count = len(self.labelled_questions())
-        if not 0 <= position < count:  # F3 on the first, F4 on the last: asked again, and said why nothing moved
-            self.say(f"This is the {'first' if position < 0 else 'last'} of the {count} labelled questions.")
+        if self.eval.position != position:  # kept within the list: F3 on the first, F4 on the last; said why nothing moved
+            self.say(f"This is the {'first' if position < 0 else 'last'} of the {len(self.eval.questions)} labelled questions.")
 
     def open_question(self, question_id: str) -> bool:
         """Go to the labelled question with this id and ask it (eval stepping goes on from there); False when there is none."""
