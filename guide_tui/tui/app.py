@@ -28,7 +28,7 @@ from guide_tui.retrieval import MAX_QUESTION_CHARS, TOP_K, Retrieval, Retriever
 from guide_tui.settings import EXIT_AFTER, RetrievalSettings, SettingsFile, environment
 from guide_tui.tui import background
 from guide_tui.tui.commands import KEYS, PALETTE_ONLY, GuideCommands, KnobCommands, ModelChoice, ModelCommands, QuestionCommands
-from guide_tui.tui.eval_session import EvalOutcome, EvalSession, RunAll
+from guide_tui.tui.eval_session import EvalOutcome, EvalSession, RunAll, knobs_of
 from guide_tui.tui.ollama_status import Clock, Stream, connected, probe_ollama
 from guide_tui.tui.results_screen import ResultsScreen
 from guide_tui.tui.screens import IndexErrorScreen, MainScreen
@@ -317,6 +317,9 @@ class GuideApp(App):
         self.rescore_pending = True
         self.rescore_worker()
         self.show_knobs()
+        if self.eval is not None:  # outcomes run with the old knobs leave the tally (the results view marks them)
+            self.eval.knobs = knobs_of(self.retriever)
+            self.show_tally()
         if self.asked_text is not None:
             self.ask(self.asked_text)
 
@@ -387,7 +390,9 @@ class GuideApp(App):
 
     def eval_session(self) -> EvalSession:
         """The labelled questions' session, started (and the eval line shown) the first time it is needed."""
-        return self.main.query_one("#eval", EvalBar).open(self.labelled_questions)
+        session = self.main.query_one("#eval", EvalBar).open(self.labelled_questions)
+        session.knobs = knobs_of(self.retriever) if self.retriever is not None else None
+        return session
 
     def step_eval(self, position: int) -> None:
         question = self.main.query_one("#eval", EvalBar).step(position, self.labelled_questions)
@@ -511,7 +516,7 @@ class GuideApp(App):
             return
         session.run_all = RunAll(len(session.questions))
         self.say(f"Running all {len(session.questions)} labelled questions with the extractive answerer (Ctrl+R or Esc stops)…")
-        self.show_run_all()  # not refresh_bindings: a new footer (Esc, Stop) held the next key 200-300 ms on a busy machine
+        self.show_tally()  # not refresh_bindings: a new footer (Esc, Stop) held the next key 200-300 ms on a busy machine
         self.run_all_worker(session.run_all, list(session.questions))
 
     @work(group="run_all")
@@ -553,9 +558,9 @@ class GuideApp(App):
             return
         self.eval.outcomes[outcome.question.id] = outcome
         run.done += 1
-        self.show_run_all()
+        self.show_tally()
 
-    def show_run_all(self) -> None:
+    def show_tally(self) -> None:
         """The tally on the eval line, and the results view's rows when it is open."""
         self.main.query_one("#eval", EvalBar).redraw()
         if (results := self.results_screen()) is not None:
@@ -569,7 +574,7 @@ class GuideApp(App):
     def end_run_all(self, message: str, kind: str = "info") -> None:
         self.eval.run_all = None
         self.say(message, kind)
-        self.show_run_all()
+        self.show_tally()
 
     def results_screen(self) -> ResultsScreen | None:
         return next((screen for screen in self.screen_stack if isinstance(screen, ResultsScreen)), None)

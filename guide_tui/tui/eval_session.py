@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from guide_tui.answers import Answer
 from guide_tui.questions import Question
+from guide_tui.settings import RetrievalSettings
 
 if TYPE_CHECKING:  # evaluation is imported when the first answer is judged, not at start-up
     from guide_tui.evaluation import QuestionResult
@@ -24,6 +25,7 @@ class EvalOutcome:
     phrase_found: bool
     refused: bool
     result: QuestionResult  # what `guide-tui eval` makes of it: the failure class and where the expected chunk went
+    knobs: RetrievalSettings | None = None  # the retrieval knobs it was run with
 
     @property
     def rank1(self) -> bool:
@@ -56,7 +58,13 @@ def judge(retriever, question: Question, answer: Answer) -> EvalOutcome:
     rank = expected_rank(question, chunk_ids)
     ranked = None if rank is None else chunk_ids[rank - 1]
     result = outcome_result(retriever, Outcome(1, question, answer))
-    return EvalOutcome(question, rank, ranked, phrase_in_answer(question, answer), answer.refused, result)
+    return EvalOutcome(question, rank, ranked, phrase_in_answer(question, answer), answer.refused, result, knobs_of(retriever))
+
+
+def knobs_of(retriever) -> RetrievalSettings:
+    """The knobs a retriever ranks and gates with, its cutoff resolved (the index's calibrated one and that value set
+    by hand are the same knobs)."""
+    return RetrievalSettings(retriever.fusion, retriever.cutoff)
 
 
 @dataclass
@@ -75,6 +83,11 @@ class EvalSession:
     position: int = -1  # -1: not started
     outcomes: dict[str, EvalOutcome] = field(default_factory=dict)  # by question id; a re-run replaces
     run_all: RunAll | None = None  # a run over every question going on now
+    knobs: RetrievalSettings | None = None  # the knobs in force: outcomes run with others are not counted in the tally
+
+    def earlier(self, outcome: EvalOutcome) -> bool:
+        """Whether the outcome was run with other knobs than those in force (moving a knob since)."""
+        return self.knobs is not None and outcome.knobs is not None and outcome.knobs != self.knobs
 
     @property
     def current(self) -> Question | None:
@@ -85,8 +98,9 @@ class EvalSession:
 
     def tally(self) -> str:
         """The counts `guide-tui eval` reports, over the questions run so far (rank-1 over those with expected chunks,
-        the phrase over those with a phrase, refusals over near misses and off-topic ones)."""
-        outcomes = list(self.outcomes.values())
+        the phrase over those with a phrase, refusals over near misses and off-topic ones), with the knobs in force."""
+        outcomes = [o for o in self.outcomes.values() if not self.earlier(o)]
+        stale = len(self.outcomes) - len(outcomes)
         ranked = [o for o in outcomes if o.question.in_corpus and o.question.expected_chunks]
         phrased = [o for o in outcomes if o.question.in_corpus and o.question.expected_phrase]
         unanswerable = [o for o in outcomes if not o.question.in_corpus]
@@ -95,6 +109,7 @@ class EvalSession:
             f"{where} · rank-1 hits {sum(o.rank1 for o in ranked)}/{len(ranked)}"
             f" · phrase hits {sum(o.phrase_found for o in phrased)}/{len(phrased)}"
             f" · refusals correct {sum(o.refusal_correct for o in unanswerable)}/{len(unanswerable)}"
+            + (f" · {stale} run with earlier knobs, not counted (Ctrl+R re-runs)" if stale else "")
         )
 
     def next_miss(self, direction: int) -> int | None:
