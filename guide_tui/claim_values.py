@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from guide_tui.asked import MONTH_NAMES, SEASONS, WEEKDAY_NAMES
+from guide_tui.asked import DENIALS, MONTH_NAMES, SEASONS, WEEKDAY_NAMES
 from guide_tui.number_words import HOUR_WORDS, NAMED_TIMES, PHRASES, SCALES, TENS, UNITS, alternatives
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
@@ -324,7 +324,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         r"|\b(?:twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth)[- ]century\b"
     )),
     ("day", starting_a_word(
-        rf"\b(?:{EVERY_DAY})(?:{EXCEPT_ALL}(?:{DAY_NAME}))?(?:,? (?:{DAY_NAME}) included)?\b"
+        rf"\b(?:{EVERY_DAY})(?:{EXCEPT_ALL}{DAY_NAME}(?:\s*(?:,|and|or)\s*{DAY_NAME})*)?(?:,? (?:{DAY_NAME}) included)?\b"
         rf"|{EXCEPTED}{DAY_NAME}(?:\s*(?:,|and|or)\s*{DAY_NAME})*\b|{SHORT_RANGE}"
         rf"|\b(?:from )?{DAY_NAME}(?:{LINK}{DAY_NAME}|(?:\s*(?:,|and|or)\s*{DAY_NAME})+)?\b"
     )),
@@ -421,7 +421,8 @@ def values_in(sentence: str) -> list[Value]:
             if values:
                 taken[start:end] = [True] * (end - start)
                 found.extend(values)
-    return with_exceptions([limited(outside(with_counted(hedged(v, lowered), lowered), lowered), lowered) for v in sorted(found, key=lambda v: v.start)])
+    read_in_place = [limited(outside(with_counted(hedged(v, lowered), lowered), lowered), lowered) for v in sorted(found, key=lambda v: v.start)]
+    return with_exceptions(read_in_place, lowered)
 
 
 THE_BEFORE = re.compile(r"\bthe\s+$")
@@ -474,8 +475,8 @@ def hedged(value: Value, lowered: str) -> Value:
     return replace(value, hedge="over" if (said.group(1) or "") in ("over", "more than") else "under")
 
 
-REST = re.compile(r"\b(?:the )?rest of the (year|week)\b")
-"""The months or days a sentence has not named: "the rest of the year"."""
+REST = re.compile(r"\b(?:(?:the )?rest of the (year|week)|other (?:days|nights|evenings))\b")
+"""The months or days a sentence has not named: "the rest of the year", "and on other nights"."""
 
 
 def with_rest(values: list[Value], sentence: str) -> list[Value]:
@@ -491,9 +492,15 @@ def with_rest(values: list[Value], sentence: str) -> list[Value]:
     return sorted(values + rest, key=lambda v: v.start) if rest else values
 
 
-def with_exceptions(values: list[Value]) -> list[Value]:
+DENIED_BEFORE = re.compile(rf"\b(?:{'|'.join(DENIALS)})\b|n't\b")
+"""A denial earlier in the clause makes "except" name the only days: "no ticket office except on weekday mornings"."""
+
+
+def with_exceptions(values: list[Value], lowered: str) -> list[Value]:
     """"daily from 10 until 4, except on Tuesdays": the excepted days taken out of the days before them, or,
-    with none before, of the days after them ("except on Tuesdays, open daily")."""
+    with none before, of the days after them ("except on Tuesdays, open daily"), or with neither, out of the
+    whole week ("apart from Fridays and Saturdays, kitchens close at 10:30pm") unless the clause denies first
+    ("but not on Mondays" names the days it denies, as "closed on Mondays" does)."""
     kept = list(values)
     for value in values:
         if value.kind != "day" or not re.match(EXCEPTED, value.text.lower()):
@@ -505,6 +512,8 @@ def with_exceptions(values: list[Value]) -> list[Value]:
         if target is not None:
             kept[kept.index(target)] = replace(target, readings=(target.readings[0] - day_names(value.text.lower()),))
             kept.remove(value)
+        elif not value.text.lower().startswith("but not") and not DENIED_BEFORE.search(re.split(r"[.;:,]", lowered[: value.start])[-1]):
+            kept[at] = replace(value, readings=(ALL_DAYS - day_names(value.text.lower()),), is_range=True)
     return kept
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from guide_tui.claim_polarity import polarity, stance
-from guide_tui.claim_values import values_in
+from guide_tui.claim_values import values_in, with_rest
 
 
 def only(text: str):
@@ -80,6 +80,8 @@ def only(text: str):
         ("a town of 12k people", "a population of 12,000"),  # thousands as "k"
         ("a walk of under half an hour", "a 25-minute walk"),  # at most, a little under
         ("except on Tuesdays, open daily", "open every day except Tuesdays"),  # an exception before the days it takes from
+        ("apart from Fridays and Saturdays", "every day except Fridays and Saturdays"),  # with nothing to take from: the week
+        ("on nights other than Friday", "every day except Fridays"),
         ("prices go up twofold", "hotels double their prices"),
         ("the walk takes an hour", "a 60-minute walk"),  # "takes an hour": a verb ending in s, not "trains a day"
     ],
@@ -120,6 +122,7 @@ def test_a_value_restated_another_way_matches(claim, source):
         ("back by half eight", "back by 8pm"),
         ("1 hr 10 mins", "an hour"),
         ("on weekdays", "on Fridays and Saturdays"),
+        ("apart from Fridays and Saturdays", "on Fridays and Saturdays"),
         ("in Sept-Oct", "from September to November"),
         ("every day but Wednesday", "every day"),
         ("about an hour", "45 minutes"),
@@ -305,3 +308,11 @@ def test_only_before_the_days_limits_them_a_verb_between_or_not():
 def test_the_one_day_is_the_only_day_not_a_day_long():
     assert [(v.kind, v.text) for v in values_in("Tuesday is the one day of the week it's closed")] == [("day", "Tuesday")]
     assert [(v.kind, v.text) for v in values_in("The walk takes one day")] == [("duration", "one day")]
+
+
+def test_other_nights_are_the_rest_of_the_week_and_a_denial_makes_except_name_the_only_days():
+    said = "On Fridays and Saturdays kitchens serve until midnight, and on other nights until 10:30pm."
+    assert [v.readings[0] for v in with_rest(values_in(said), said) if v.kind == "day"] == [frozenset({4, 5}), frozenset({0, 1, 2, 3, 6})]
+    assert only("no ticket office except on weekdays").readings[0] == frozenset(range(5))  # "no ... except": only then
+    assert only("open except on weekdays").readings[0] == frozenset({5, 6})
+    assert only("food at lunch, but not on Mondays").readings[0] == frozenset({0})  # the days denied, as "closed on Mondays"
