@@ -460,8 +460,18 @@ COUNTED = re.compile(rf"\s+(?:of (?:the|its|their|these|those) (?:{NUMBER} )?)?(
 a part is taken of ("three of the four villages" counts villages)."""
 
 
+PEOPLE = frozenset({"people", "residents", "inhabitants", "locals"})
+"""Words that count a place's people: one thing counted ("300 residents" is "a village of 300 people")."""
+HEADCOUNT = re.compile(r"\b(?:village|town|city|port|population) of (?:about |around |roughly |some |nearly |almost )?$")
+"""A bare number after these counts people: "a village of 300", "a population of about 40,000"."""
+
+
 def with_counted(value: Value, lowered: str) -> Value:
-    said = COUNTED.match(lowered, value.start + len(value.text)) if value.kind == "count" else None
+    if value.kind != "count":
+        return value
+    said = COUNTED.match(lowered, value.start + len(value.text))
+    if said and said.group(1) in PEOPLE or not said and HEADCOUNT.search(lowered[: value.start]):
+        return replace(value, counted="people")
     return replace(value, counted=said.group(1)) if said else value
 
 

@@ -316,3 +316,13 @@ def test_other_nights_are_the_rest_of_the_week_and_a_denial_makes_except_name_th
     assert only("no ticket office except on weekdays").readings[0] == frozenset(range(5))  # "no ... except": only then
     assert only("open except on weekdays").readings[0] == frozenset({5, 6})
     assert only("food at lunch, but not on Mondays").readings[0] == frozenset({0})  # the days denied, as "closed on Mondays"
+
+
+def test_a_places_people_are_one_thing_counted_however_they_are_worded():
+    from guide_tui.claims import same_value
+
+    village = values_in("Elder Ness holds a village of 300, a lighthouse and an observatory.")[0]
+    assert village.counted == "people"
+    assert same_value(only("has three hundred residents"), village)
+    assert same_value(only("a population of about 40,000"), only("40,000 inhabitants"))
+    assert not same_value(only("three hundred houses"), village)
