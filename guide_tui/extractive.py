@@ -329,6 +329,11 @@ class Subject:
     determined: set[str] = field(default_factory=set)  # named things, with a town as their article too ("Kestrelford railway station")
     priced: frozenset[str] = frozenset()  # words of a name ending in a price ("an entry charge")
     doing: frozenset[str] = frozenset()  # "-ing" words taking an object ("buying a ticket"): what one does, not a thing there
+    spelled: dict[str, str] = field(default_factory=dict)  # a word cut at a letter WORD does not keep, to the word as asked ("cr": "crêperie")
+
+    def listed(self, words: list[str]) -> str:
+        """The words for a refusal's reason, as the question spelt them ("crêperie", not "cr, perie")."""
+        return ", ".join(dict.fromkeys(self.spelled.get(word, word) for word in words))
 
     def share(self, coverage: np.ndarray) -> float:
         """Rarity-weighted share of the subject words covered (1 when there are none)."""
@@ -395,7 +400,13 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
         words, weights, kinds, towns, yes_no, exists, named, vectors[0], vectors[1:], follows, qualifiers(without_towns), sides,
         setting_words(without_towns, words), determined=named_things(facts.towns.masked(question, spans, by=" the ")),
         priced=prices_named(without_towns), doing=frozenset(m.lower() for m in DOING.findall(without_towns)),
+        spelled=spelled_as_asked(without_towns),
     )
+
+
+def spelled_as_asked(question: str) -> dict[str, str]:
+    """The pieces WORD cuts a word with other letters into ("café": "caf"), each to the whole word as asked."""
+    return {piece: word for word in re.findall(r"\w+", question.lower()) for piece in WORD.findall(word) if piece != word}
 
 
 def setting_words(question: str, words: list[str]) -> frozenset[str]:
@@ -1140,16 +1151,16 @@ def why_unanswerable(subject: Subject, quotes: list[Candidate], everything: list
     unknown = [w for w, known in zip(subject.words, known_to_place) if not known]
     named_unknown = [w for w in unknown if w in subject.named]
     if subject.words and not covers(subject, facts.place_evidence(set()), facts).any():
-        return f"the guides never mention {', '.join(subject.words)}"  # off-topic, whatever the gate said
+        return f"the guides never mention {subject.listed(subject.words)}"  # off-topic, whatever the gate said
     if subject.yes_no and subject.weight_of(~known_to_place) >= YES_NO_UNKNOWN:
-        return f"the guides for {place} do not mention {', '.join(unknown)}"  # "Is there a cinema...?"
+        return f"the guides for {place} do not mention {subject.listed(unknown)}"  # "Is there a cinema...?"
     if (named_unknown or (unknown and best.share == 0.0)) and not restates:
-        return f"the guides for {place} do not mention {', '.join(named_unknown or unknown)}"  # "the ferry", "a film"
+        return f"the guides for {place} do not mention {subject.listed(named_unknown or unknown)}"  # "the ferry", "a film"
     missing = kinds_missing(subject, [q.sentence for q in quotes], facts)
     if missing:
         return "no retrieved sentence gives " + "; nor ".join(" or ".join(KIND_NAMES[kind] for kind in group) for group in missing)
     if best.share == 0.0 and not (place_match(subject, best.sentence) == 1.0 and (restates or subject.kinds)):
-        return f"no retrieved sentence is about {', '.join(subject.words)}"
+        return f"no retrieved sentence is about {subject.listed(subject.words)}"
     if said_of_another_place(subject, best, everything, facts) and not restates:
         return f"what is asked about is said of another place, not {place}"
     return None

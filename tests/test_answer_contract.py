@@ -279,6 +279,12 @@ def test_a_name_that_only_likens_the_thing_asked_about_is_not_asked_about(retrie
     assert unknown_names("Is there an Uber taxi in Marchwood?", facts) == ["Uber"]
 
 
+def test_a_refusal_names_an_accented_word_as_it_was_asked(retriever) -> None:
+    """Words are cut at letters outside a-z ("crêperie" is "cr" and "perie" to the index); the reason spells them whole."""
+    answer = ask(retriever, "Does Kestrelford have a crêperie?")
+    assert answer.refused and answer.refusal_detail == "the guides never mention crêperie"
+
+
 def test_i_m_and_sunday_are_not_unknown_names(retriever) -> None:
     answer = ask(retriever, "I'm in Kestrelford on a Sunday: is there a bus to Brightwater?")
     assert "never mention" not in (answer.refusal_detail or "")
