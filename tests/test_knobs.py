@@ -436,24 +436,24 @@ def test_retrieve_says_when_the_cutoff_is_a_knobs_not_the_calibrated_one(config,
 
 async def test_outcomes_run_with_earlier_knobs_leave_the_tally_until_run_again(retriever, tmp_path):
     """A knob moved after two labelled questions ran: the tally counts neither (it says so) and the results view marks
-    them; F5 re-runs the one shown, with the knobs in force, and it is counted again."""
+    them stale; moving the knob back counts both again."""
     app = GuideApp(generator="extractive", retriever=retriever, questions=some_questions(), settings=SettingsFile(tmp_path / "s.json"))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f4", "f4")
         await settle(pilot)
-        assert "rank-1 hits 2/2" in text_of(app, "#eval") and "earlier knobs" not in text_of(app, "#eval")
+        assert "rank-1 hits 2/2" in text_of(app, "#eval") and "stale" not in text_of(app, "#eval")
         await pilot.press("alt+up")
         await settle(pilot)
         tally = text_of(app, "#eval")
-        assert "rank-1 hits 1/1" in tally and "1 run with earlier knobs, not counted (Ctrl+R re-runs)" in tally
+        assert "rank-1 hits 1/1" in tally and "eval 2/21 · 1 stale: earlier knobs · rank-1 hits 1/1" in tally
         await pilot.press("alt+down")  # back to the knobs both ran with: both count again
         await settle(pilot)
-        assert "rank-1 hits 2/2" in text_of(app, "#eval") and "earlier knobs" not in text_of(app, "#eval")
+        assert "rank-1 hits 2/2" in text_of(app, "#eval") and "stale" not in text_of(app, "#eval")
         await pilot.press("alt+up")
         await settle(pilot)
         await pilot.press("f10")
         await settle(pilot)
         table = app.screen.query_one("#results")
         first, second = (app.eval.questions[i].id for i in (0, 1))
-        assert "earlier knobs" in table.get_row(first)[3].plain and "earlier knobs" not in table.get_row(second)[3].plain
+        assert table.get_row(first)[2].plain == "right (stale)" and table.get_row(second)[2].plain == "right"

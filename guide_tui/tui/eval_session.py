@@ -105,11 +105,12 @@ class EvalSession:
         phrased = [o for o in outcomes if o.question.in_corpus and o.question.expected_phrase]
         unanswerable = [o for o in outcomes if not o.question.in_corpus]
         where = f"run all {self.run_all.done}/{self.run_all.total}" if self.run_all else f"eval {self.position + 1}/{len(self.questions)}"
+        if stale:
+            where += f" · {stale} stale: earlier knobs"
         return (
             f"{where} · rank-1 hits {sum(o.rank1 for o in ranked)}/{len(ranked)}"
             f" · phrase hits {sum(o.phrase_found for o in phrased)}/{len(phrased)}"
             f" · refusals correct {sum(o.refusal_correct for o in unanswerable)}/{len(unanswerable)}"
-            + (f" · {stale} run with earlier knobs, not counted (Ctrl+R re-runs)" if stale else "")
         )
 
     def next_miss(self, direction: int) -> int | None:
