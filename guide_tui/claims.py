@@ -659,11 +659,20 @@ def moved_clause(claim: Said, fits: list[Said], elsewhere: list[Said], settings:
     return None
 
 
+SAID_WITHIN = {
+    "transport": frozenset("bus buses coach coaches train trains tram trams".split()),
+    "station": frozenset("train trains railway rail".split()),
+}
+"""Words a guide's word already speaks of: "no public transport of any kind" says there is no bus or train, "no
+station" that no train stops."""
+
+
 def added_words(claim: Said, leaned_on: set[Chunk], said: list[Said], embedder: Embedder, settings: ClaimSettings) -> list[str]:
     """The words of a claim clause that bring in something the chunks it leans on never say (none when
     fewer than settings.added_words): not the same word, stem or root, no opposite-pair word of a
     pair the chunks use, nothing the chunks use close in meaning."""
     known = frozenset().union(*(chunk_words(chunk) for chunk in leaned_on))
+    known |= frozenset().union(*(words for word, words in SAID_WITHIN.items() if word in known))
     concepts = {concept for s in said for c in s.clauses for concept in c.polarity.sides}
     for clause in claim.clauses:
         measured = frozenset().union(*(DIMENSIONS.get(v.kind, frozenset()) for v in clause.values))

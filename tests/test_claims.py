@@ -589,6 +589,10 @@ PARAPHRASES = [
     # "no public transport, apart from a school bus": the exception is the one there is, not a denial of it
     ("How do I get to Corry Vale without a car?",
      "The only public transport into Corry Vale is a school bus, which takes passengers when it has spare seats [guide_corry_vale.md]."),
+    # "no public transport of any kind" says there is no bus and no train; "no station", that no train stops
+    ("Is there any public transport out to Elder Ness?", "No bus or train of any kind runs out to Elder Ness [guide_elder_ness.md]."),
+    ("Could I get to Givens Mill by public transport on Sunday?",
+     "No train reaches Givens Mill, and on Sundays there's no bus [guide_givens_mill.md]."),
     # what a value measures, named beside it ("400 metres of height" for "climbs 400 metres"), adds nothing
     ("Is it hard to cycle into Corry Vale?", "The road into the valley gains 400 metres of height in its first four miles [guide_corry_vale.md]."),
 ]
