@@ -944,7 +944,7 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
     if other := other_means_of_payment(clause, close):
         means, match, sentence = other
         return ("polarity", f'says "{means}" where the guide says "{match.text}"', sentence)
-    if conflict := denial_conflict(clause, close):
+    if conflict := denial_conflict(clause, close, claim):
         match, sentence = conflict
         verb = "denies what the guide says" if clause.polarity.negative else "says what the guide denies"
         return ("polarity", f"{verb}: \"{match.text}\"", sentence)
@@ -1160,7 +1160,11 @@ def stems_of(words: list[str]) -> set[str]:
     return {stem(w) for w in words} - {None}
 
 
-def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[Clause, Said] | None:
+RELATIVE_OPENING = re.compile(r"(?:which|who|that|where)\b", re.IGNORECASE)
+"""A clause opening so speaks of what the clause before it said ("..., which is what confuses visitors"), not in its setting."""
+
+
+def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]], claim: Said) -> tuple[Clause, Said] | None:
     """The close chunk clause that turns this clause's denial round, unless another close clause agrees.
 
     The contested words are what the negative one of the pair denies, where the other speaks of
@@ -1172,11 +1176,15 @@ def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[C
     if clause.polarity.exclusive:
         return None
     own = stems_of(clause.denied_words if mine else clause.free_words + clause.denied_words)
+    spoken_of = stems_of(clause.free_words + clause.denied_words)
+    if len(spoken_of) < 2 and not RELATIVE_OPENING.match(clause.text):  # "Outside the pubs' hours, | you can still get a meal"
+        before = next((claim.clauses[:n] for n, c in enumerate(claim.clauses) if c is clause), [])
+        spoken_of |= stems_of([w for c in before for w in c.free_words + c.denied_words])
     for other, sentence in close:
         if other.polarity.negative == mine or other.polarity.exclusive:
             continue
         theirs = stems_of(other.free_words + other.denied_words)
-        if len(theirs & stems_of(clause.free_words + clause.denied_words)) < 2:  # "no railway station" / "the old railway line"
+        if len(theirs & spoken_of) < 2:  # "no railway station" / "the old railway line"
             continue
         negative, positive = (clause, other) if mine else (other, clause)
         if not same_occasion(negative, positive):  # "no buses on Sundays" against "buses run hourly on weekdays"

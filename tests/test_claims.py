@@ -630,6 +630,16 @@ def test_open_at_limited_times_is_the_shared_texts_limited_hours(hits_for, bundl
     assert check_claims(claim, hits_for(SHARED), bundled_index.embedder, chunks=bundled_index.chunks).flags == []
 
 
+def test_a_denial_turned_round_after_a_setting_clause_is_flagged(hits_for, bundled_index):
+    """"After the pubs stop serving, | you can still find a meal": the second clause names only "meal", and the setting
+    before the comma is what it shares with the guide's "outside those times there is nowhere ... to get a meal"."""
+    claim = "After the pubs stop serving, you can still find a meal in Kestrelford [guide_kestrelford.md]."
+    check = check_claims(claim, hits_for("Where can I eat in Kestrelford and when?"), bundled_index.embedder, chunks=bundled_index.chunks)
+    assert [flag.kind for flag in check.flags] == ["polarity"] and "nowhere in Kestrelford" in check.flags[0].reason
+    kept = "The three bus operators don't accept each other's tickets, which is what confuses visitors most [guide_regional_transport.md]."
+    assert check_claims(kept, hits_for("Any tips on buses round the region?"), bundled_index.embedder, chunks=bundled_index.chunks).flags == []
+
+
 def test_a_flipped_fact_in_a_shared_text_is_still_flagged(hits_for, bundled_index):
     claim = "The minor injuries unit nearby is open around the clock [guide_halden_bay.md]."
     check = check_claims(claim, hits_for(SHARED), bundled_index.embedder, chunks=bundled_index.chunks)
