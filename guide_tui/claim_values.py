@@ -470,7 +470,7 @@ def with_counted(value: Value, lowered: str) -> Value:
     if value.kind != "count":
         return value
     said = COUNTED.match(lowered, value.start + len(value.text))
-    if said and said.group(1) in PEOPLE or not said and HEADCOUNT.search(lowered[: value.start]):
+    if (said and said.group(1) in PEOPLE) or (not said and HEADCOUNT.search(lowered[: value.start])):
         return replace(value, counted="people")
     return replace(value, counted=said.group(1)) if said else value
 
