@@ -45,6 +45,8 @@ THE_SEASONS = ("spring", "summer", "autumn", "winter")
 DENIALS = ("not", "no", "never", "none", "nothing", "nowhere", "without")
 """Words that say a thing is not so or not there (and any word ending in "n't"): the answerer's "says it has none",
 the first of the claim check's negators."""
+DENIAL = re.compile(rf"\b(?:{'|'.join(DENIALS)})\b|n't\b", re.IGNORECASE)
+"""Any of DENIALS as a word, or "n't", in one search."""
 DAY_WORDS = {day.lower(): n for n, day in enumerate(WEEKDAY_NAMES)} | {day.lower() + "s": n for n, day in enumerate(WEEKDAY_NAMES)}
 MONTH_WORDS = {month.lower(): n for n, month in enumerate(MONTH_NAMES)}
 EVERY_DAY = re.compile(r"\bevery day\b|\bdaily\b|\bseven days\b|\ball week\b", re.IGNORECASE)

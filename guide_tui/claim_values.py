@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from guide_tui.asked import DENIALS, MONTH_NAMES, SEASONS, WEEKDAY_NAMES
+from guide_tui.asked import DENIAL, MONTH_NAMES, SEASONS, WEEKDAY_NAMES
 from guide_tui.number_words import HOUR_WORDS, NAMED_TIMES, PHRASES, SCALES, TENS, UNITS, alternatives
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
@@ -502,10 +502,6 @@ def with_rest(values: list[Value], sentence: str) -> list[Value]:
     return sorted(values + rest, key=lambda v: v.start) if rest else values
 
 
-DENIED_BEFORE = re.compile(rf"\b(?:{'|'.join(DENIALS)})\b|n't\b")
-"""A denial earlier in the clause makes "except" name the only days: "no ticket office except on weekday mornings"."""
-
-
 def with_exceptions(values: list[Value], lowered: str) -> list[Value]:
     """"daily from 10 until 4, except on Tuesdays": the excepted days taken out of the days before them, or,
     with none before, of the days after them ("except on Tuesdays, open daily"), or with neither, out of the
@@ -522,7 +518,7 @@ def with_exceptions(values: list[Value], lowered: str) -> list[Value]:
         if target is not None:
             kept[kept.index(target)] = replace(target, readings=(target.readings[0] - day_names(value.text.lower()),))
             kept.remove(value)
-        elif not value.text.lower().startswith("but not") and not DENIED_BEFORE.search(re.split(r"[.;:,]", lowered[: value.start])[-1]):
+        elif not value.text.lower().startswith("but not") and not DENIAL.search(re.split(r"[.;:,]", lowered[: value.start])[-1]):
             kept[at] = replace(value, readings=(ALL_DAYS - day_names(value.text.lower()),), is_range=True)
     return kept
 

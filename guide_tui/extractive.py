@@ -30,7 +30,7 @@ from guide_tui.asked import (
     AMOUNT_WORDS,
     ASKED_TO_NAME,
     DAY_AND_MONTH_NAMES,
-    DENIALS,
+    DENIAL,
     FOUND,
     FREE_OF_CHARGE,
     KIND_NAMES,
@@ -1096,7 +1096,9 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
         "similarity": best.similarity,
         "teacher": best.teacher,
         "kind_missing": len(kinds_missing(subject, said, facts)) / hard_kinds if hard_kinds else 0.0,
-        "other_place": float(said_of_another_place(subject, best, everything, facts) and not (subject.yes_no and SAYS_NONE.search(best.sentence.text))),
+        # a sentence saying the place has none answers a yes/no question about the place itself ("can we book a room in
+        # the village?" -> "Nothing in the village itself."), however well another town's sentence covers the words
+        "other_place": float(said_of_another_place(subject, best, everything, facts) and not (subject.yes_no and DENIAL.search(best.sentence.text))),
         "yes_no_unknown": unknown_here if subject.yes_no else 0.0,
         "no_subject": float(not subject.words),
         # a word not said of the place, that names a thing ("a cinema") or that nothing said there comes close to
@@ -1109,9 +1111,6 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
     }
 
 
-SAYS_NONE = re.compile(rf"\b(?:{'|'.join(DENIALS)})\b|n't\b", re.IGNORECASE)
-"""A sentence saying the place has none of something: it answers a yes/no question about the place itself ("can we book a
-room in the village?" -> "Nothing in the village itself."), however well another town's sentence covers the words."""
 
 
 def absent_on_every_side(subject: Subject, absent: np.ndarray) -> bool:
