@@ -94,9 +94,8 @@ class ResultsScreen(Screen):
                 style, came_back = NOT_RUN, Text("not run yet", style=NOT_RUN)
             else:
                 style, came_back = "" if outcome.right else NOT_RIGHT, Text(printable(outcome.expected_line().removeprefix("expected ")))
-            label = Text(CLASS_FILTERS[failure_class], style=style)
-            if outcome is not None and self.session.earlier(outcome):  # a knob moved since: not in the tally until run again
-                label = Text(f"{label.plain} (stale)", style=NOT_RUN)
+            stale = outcome is not None and self.session.earlier(outcome)  # a knob moved since: not in the tally until run again
+            label = Text(CLASS_FILTERS[failure_class] + (" (stale)" if stale else ""), style=NOT_RUN if stale else style)
             table.add_row(Text(printable(question.id)), Text(question.kind), label, came_back, key=question.id)
         if selected is not None and selected in {q.id for q, _ in self.shown()}:
             table.move_cursor(row=table.get_row_index(selected))
