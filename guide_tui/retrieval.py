@@ -422,6 +422,12 @@ class Retriever:
         """The knobs this retriever ranks and gates with (the cutoff as given: None for the index's)."""
         return RetrievalSettings(self.fusion, self.cutoff_setting)
 
+    @property
+    def knobs(self) -> RetrievalSettings:
+        """The knobs in force, the cutoff resolved: the index's calibrated cutoff and that value set by hand are the same
+        knobs (what an outcome was run with, and what the workbench compares)."""
+        return RetrievalSettings(self.fusion, self.cutoff)
+
     def tuned(self, settings: RetrievalSettings) -> Retriever:
         """This retriever with other knobs, sharing everything loaded (index, teacher, caches): costs microseconds,
         so the app re-ranks at every knob move without reloading anything."""

@@ -8,7 +8,7 @@ import re
 import threading
 
 import pytest
-from conftest import from_the_palette, settle, text_of
+from conftest import from_the_palette, settle, text_of, wait_for
 from textual.widgets import Input, OptionList
 
 from guide_tui.answering import answer_question
@@ -457,3 +457,17 @@ async def test_outcomes_run_with_earlier_knobs_leave_the_tally_until_run_again(r
         table = app.screen.query_one("#results")
         first, second = (app.eval.questions[i].id for i in (0, 1))
         assert table.get_row(first)[2].plain == "right (stale)" and table.get_row(second)[2].plain == "right"
+        assert "21 labelled questions: 1 right · 0 not right · 19 not run · 1 stale (earlier knobs)" in text_of(app, "#results-head")
+
+
+async def test_moving_a_knob_stops_run_all_which_would_go_on_with_the_old_ones(retriever, tmp_path):
+    app = GuideApp(generator="extractive", retriever=retriever, questions=load_questions().questions * 3, settings=SettingsFile(tmp_path / "s.json"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: app.running_all is not None and app.running_all.done >= 2, "two questions run", seconds=20.0)
+        await pilot.press("alt+up")
+        assert app.running_all is None
+        assert "the knobs moved (Ctrl+R runs all with the new ones)" in text_of(app, "#message")
+        done = len(app.eval.outcomes)
+        assert f"{done} stale: earlier knobs" in text_of(app, "#eval")

@@ -28,7 +28,7 @@ from guide_tui.retrieval import MAX_QUESTION_CHARS, TOP_K, Retrieval, Retriever
 from guide_tui.settings import EXIT_AFTER, RetrievalSettings, SettingsFile, environment
 from guide_tui.tui import background
 from guide_tui.tui.commands import KEYS, PALETTE_ONLY, GuideCommands, KnobCommands, ModelChoice, ModelCommands, QuestionCommands
-from guide_tui.tui.eval_session import EvalOutcome, EvalSession, RunAll, knobs_of
+from guide_tui.tui.eval_session import EvalOutcome, EvalSession, RunAll
 from guide_tui.tui.ollama_status import Clock, Stream, connected, probe_ollama
 from guide_tui.tui.results_screen import ResultsScreen
 from guide_tui.tui.screens import IndexErrorScreen, MainScreen
@@ -318,7 +318,10 @@ class GuideApp(App):
         self.rescore_worker()
         self.show_knobs()
         if self.eval is not None:  # outcomes run with the old knobs leave the tally (the results view marks them)
-            self.eval.knobs = knobs_of(self.retriever)
+            self.eval.knobs = self.retriever.knobs
+            if (run := self.running_all) is not None:  # it would go on with the old knobs, every outcome stale on arrival
+                run.stop.set()
+                self.end_run_all(f"Run all stopped after {run.done} of {run.total} questions: the knobs moved (Ctrl+R runs all with the new ones).", "warning")
             self.show_tally()
         if self.asked_text is not None:
             self.ask(self.asked_text)
@@ -391,7 +394,7 @@ class GuideApp(App):
     def eval_session(self) -> EvalSession:
         """The labelled questions' session, started (and the eval line shown) the first time it is needed."""
         session = self.main.query_one("#eval", EvalBar).open(self.labelled_questions)
-        session.knobs = knobs_of(self.retriever) if self.retriever is not None else None
+        session.knobs = self.retriever.knobs if self.retriever is not None else None
         return session
 
     def step_eval(self, position: int) -> None:

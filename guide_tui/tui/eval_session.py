@@ -58,13 +58,7 @@ def judge(retriever, question: Question, answer: Answer) -> EvalOutcome:
     rank = expected_rank(question, chunk_ids)
     ranked = None if rank is None else chunk_ids[rank - 1]
     result = outcome_result(retriever, Outcome(1, question, answer))
-    return EvalOutcome(question, rank, ranked, phrase_in_answer(question, answer), answer.refused, result, knobs_of(retriever))
-
-
-def knobs_of(retriever) -> RetrievalSettings:
-    """The knobs a retriever ranks and gates with, its cutoff resolved (the index's calibrated one and that value set
-    by hand are the same knobs)."""
-    return RetrievalSettings(retriever.fusion, retriever.cutoff)
+    return EvalOutcome(question, rank, ranked, phrase_in_answer(question, answer), answer.refused, result, retriever.knobs)
 
 
 @dataclass

@@ -102,9 +102,12 @@ class ResultsScreen(Screen):
         self.query_one("#results-head", Static).update(self.head())
 
     def head(self) -> Content:
-        classes = [class_of(self.session, q) for q in self.session.questions]
-        not_run, right = classes.count("not_run"), classes.count("right")
-        counts = f"{len(classes)} labelled questions: {right} right · {len(classes) - right - not_run} not right · {not_run} not run"
+        outcomes = [self.session.outcomes.get(q.id) for q in self.session.questions]
+        stale = sum(o is not None and self.session.earlier(o) for o in outcomes)
+        fresh = [o for o in outcomes if o is not None and not self.session.earlier(o)]
+        right, not_run = sum(o.right for o in fresh), outcomes.count(None)
+        counts = f"{len(outcomes)} labelled questions: {right} right · {len(fresh) - right} not right · {not_run} not run"
+        counts += f" · {stale} stale (earlier knobs)" if stale else ""
         hint = " (Ctrl+R runs all)" if not_run and self.session.run_all is None else ""
         filters = f"class: {CLASS_FILTERS[self.class_filter]} (c) · kind: {self.kind_filter or 'all'} (k) · {len(self.shown())} shown"
         return Content.assemble((counts + hint, "bold"), "\n", literal(filters), "  │  ", literal(self.session.tally(), "italic"))
