@@ -365,7 +365,7 @@ SIGHTSEEING = _pattern(
     r"\b(?:things|anything|something|stuff|much|what) (?:else |more )?to (?:\w+ly )?(?:do|see|visit)\b|\bwhat(?:'s|’s| is)? there to (?:\w+ly )?(?:do|see)\b"
     r"|\bworth (?:doing|seeing|visiting|a visit)\b"
     r"|\bsights?(?:eeing)?\b|\battractions?\b|\bhighlights?\b|\bactivities\b|\bmust-sees?\b"
-    r"|\bwhat (?:can|could|should|shall) (?:i|we|you|one) (?:do|see|visit)\b"
+    r"|\bwhat (?:can|could|should|shall) (?:i|we|you|one) (?:go (?:and|to) )?(?:do|see|visit|look at|check out)\b"
     r"|\bwhat (?:would|do|does|might) (?:\w+ ){1,3}(?:send|point|take) (?:me|us|you|them)\b"
 )
 

@@ -997,22 +997,27 @@ def heading_sides(part: str, ranked: list[Candidate]) -> dict[int, int]:
 
 
 def section_on_the_side_asked(sides: dict[int, int]) -> int | None:
-    """The rank of the chunk to quote in place of the top one when the top one's heading takes the opposite side of what
-    the question asks (sides: heading_sides): the highest-ranked whose heading takes the question's side, else the
-    highest-ranked that takes none against it; None when the top one's heading does not oppose the question."""
-    if sides[min(sides)] >= 0:
+    """The rank of the chunk to quote in place of the top one when the top one's heading does not take the side the
+    question takes (sides: heading_sides): the highest-ranked whose heading takes it ("Easy" for gentle walks, over
+    "Moderate, with hills"), else, when the top one's heading takes the opposite side, the highest-ranked that takes
+    none against it; None when the top one's heading takes the question's side, or no other chunk's does better."""
+    top = sides[min(sides)]
+    if top > 0:
         return None
-    return next((rank for rank, side in sides.items() if side > 0), None) or next((rank for rank, side in sides.items() if side == 0), None)
+    agreeing = next((rank for rank, side in sides.items() if side > 0), None)
+    return agreeing if top == 0 else agreeing or next((rank for rank, side in sides.items() if side == 0), None)
 
 
 def passed_over(sides: dict[int, int], best: Candidate, ranked: list[Candidate]) -> str | None:
-    """What the answer says of the top row when it leads with another because the top row's heading says the opposite of
-    the question (heading_sides), for the reader tuning retrieval to see why the top row went unquoted; None otherwise."""
+    """What the answer says of the top row when it leads with another because of the rows' headings (heading_sides): the
+    top row's says the opposite of the question, or takes no side where the leading row's takes the question's; for the
+    reader tuning retrieval to see why the top row went unquoted; None otherwise."""
     top = min(sides)
-    if sides[top] >= 0 or best.hit.rank == top:
+    if best.hit.rank == top or sides[top] > 0 or (sides[top] == 0 and sides[best.hit.rank] <= 0):
         return None
     section = next(c.hit.chunk.section for c in ranked if c.hit.rank == top)
-    return f"row {top} “{section}” passed over: its heading says the opposite of the question; led by row {best.hit.rank} “{best.hit.chunk.section}”"
+    why = "says the opposite of the question" if sides[top] < 0 else "takes no side of the question"
+    return f"row {top} “{section}” passed over: its heading {why}; led by row {best.hit.rank} “{best.hit.chunk.section}”"
 
 
 def on_the_lead_side(ranked: list[Candidate], sides: dict[int, int], lead: int) -> list[Candidate]:

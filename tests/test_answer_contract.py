@@ -405,6 +405,8 @@ def test_a_list_question_ranks_the_section_its_heading_names_first(retriever) ->
         ("Is there anything to do in Pellew Sands apart from the beach?", True),
         ("any activities for a wet afternoon in Brightwater", True),
         ("Is there much to see in Givens Mill?", True),
+        ("We have a free afternoon in Halden Bay, what could we go and look at?", True),  # sights in other verbs
+        ("what should I check out in marchwood", True),
         # words describing the plural, a request put as a question, "options"
         ("any easy, flat walks round here?", True),
         ("Can you recommend a few quiet pubs in Marchwood?", True),

@@ -195,6 +195,16 @@ def test_a_list_comes_from_the_section_whose_heading_takes_the_side_asked(retrie
     assert "Difficult" not in {citation.section for citation in answer.citations}  # nor a further quote from under it
 
 
+def test_a_list_leads_with_the_section_taking_the_side_asked_over_a_top_one_taking_none(retriever) -> None:
+    """Gentle strolls, nothing hilly: the walking guide's "Moderate, with hills" ranks first but its heading takes no
+    side of flat and steep; the list is the section headed "Easy, on good surfaces", and the answer says why."""
+    answer, _ = ask(retriever, "Any gentle strolls on good paths? Nothing hilly please.")
+    assert answer.citations[0].section == "Easy, on good surfaces"
+    assert answer.verdicts[0].passed_over == (
+        "row 1 “Moderate, with hills” passed over: its heading takes no side of the question; led by row 2 “Easy, on good surfaces”"
+    )
+
+
 def test_one_answer_is_not_taken_from_a_section_whose_heading_says_the_opposite(retriever) -> None:
     """"The easiest place to get around with a pushchair" is nearest a sentence under "Difficult" (the accessibility
     guide's stepped lanes); the answer leads with the section headed "Straightforward" instead."""
