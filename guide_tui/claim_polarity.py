@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from guide_tui.asked import DENIALS
+from guide_tui.asked import DENIALS, MEANS_OF_PAYMENT
 from guide_tui.embedding import english_words
 from guide_tui.number_words import HOUR_WORDS, NAMED_TIMES
 
@@ -128,7 +128,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     ),
     "charge": (
         r"\bfree\b(?<!-free)(?<!\bfeel free)(?!-| of\b)|\bfree of charge\b|\bno (?:charge|fee)\b|\b(?:costs?|pay|pays|paying) nothing\b|\bwithout charge\b",
-        r"\bpaid\b|\bpay(?:s|ing)?\b(?! attention| nothing)|\bcharges?\b(?<!free of charge)"
+        rf"\bpaid\b|\bpay(?:s|ing)?\b(?! attention| nothing){MEANS_OF_PAYMENT}|\bcharges?\b(?<!free of charge)"
         r"|\bcharged\b|\b(?:entry|admission|entrance) fee\b|\bfee\b|\bticketed\b|\bpay-and-display\b",
     ),
     "indoors": (

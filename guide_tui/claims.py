@@ -1072,14 +1072,22 @@ PAYMENT = re.compile(rf"\b(?:{PAYMENT_MEANS})\b")
 
 def other_means_of_payment(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[str, Clause, Said] | None:
     """A means of payment the claim names where a close guide clause allows only others ("takes cash" where
-    the guide says "accepts cards only")."""
-    mine = {m.rstrip("s") for m in PAYMENT.findall(normalised(clause.text))}
-    if clause.polarity.negative or not mine:
+    the guide says "accepts cards only"), or denies where that clause allows only it ("doesn't take cards"): the
+    word said, "not " before it when denied."""
+    named = PAYMENT.findall(normalised(clause.text))  # as the claim words them: "cards"
+    mine = {m.rstrip("s") for m in named}
+    if not mine:
         return None
+    denying = clause.polarity.negative
+    spoken_of = stems_of(clause.free_words + clause.denied_words)
     for other, sentence in close:
         theirs = {m.rstrip("s") for m in PAYMENT.findall(normalised(other.text))}
-        if other.polarity.exclusive and not other.polarity.negative and theirs and not mine & theirs:
+        if not other.polarity.exclusive or other.polarity.negative or not theirs:
+            continue
+        if not denying and not mine & theirs:
             return sorted(mine)[0], other, sentence
+        if denying and mine <= theirs and len(spoken_of & stems_of(other.free_words + other.denied_words)) >= 2:  # of the same thing
+            return "not " + named[0], other, sentence
     return None
 
 

@@ -371,6 +371,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # a means of payment where the guide allows only another
         ("Can I pay cash for train tickets at Brightwater?", "The ticket machine on the Brightwater platform takes cash [guide_regional_transport.md].",
          "polarity", ['"cash"', "cards only"], None),
+        # and the only means it allows, denied
+        ("Does the Brightwater ticket machine take cards?", "You can't pay by card at the Brightwater platform's ticket machine [guide_regional_transport.md].",
+         "polarity", ['"not card"', "cards only"], None),
         # the guide's proportion with the two things swapped round it
         ("Is Fell Street cheaper than the harbour front in Halden Bay?",
          "Fell Street charges about double what the harbour front does for similar food [guide_halden_bay.md].",
@@ -473,6 +476,7 @@ PARAPHRASES = [
     ("When is the Pellew Sands beach best?",
      "The beach at Pellew Sands is excellent when the tide is out and unremarkable when it is in [guide_pellew_sands.md]."),
     ("Can I pay cash for train tickets at Brightwater?", "The Brightwater platform's ticket machine only takes cards [guide_regional_transport.md]."),
+    ("Can I pay cash for train tickets at Brightwater?", "The Brightwater platform's ticket machine won't take cash [guide_regional_transport.md]."),
     ("When is the Givens Mill tearoom open?", "The mill tearoom opens at ten and closes at four, every day but Tuesday [guide_givens_mill.md]."),
     ("What is the drive to Halden Bay like?", "The coast road into Halden Bay is slow, taking 40 minutes for 22 miles [guide_halden_bay.md]."),
     ("Where is the closest full hospital?", "According to the accessibility guide, the closest full hospital is in Marchwood [guide_accessibility.md]."),
