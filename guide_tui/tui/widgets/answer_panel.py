@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from guide_tui.answerability import verdict_lines
 from guide_tui.answers import REFUSAL, Answer
+from guide_tui.report import clipped
 from guide_tui.retrieval import printable
 from guide_tui.tui.text import emphasised, literal
 
@@ -32,7 +33,7 @@ class AnswerPanel(VerticalScroll):
 
     def begin(self, question: str, answerer: str, read_as: str | None = None) -> None:
         """read_as: a note on how the question was read, when not word for word ('read "the headland" as Elder Ness')."""
-        shown = question if len(question) <= QUESTION_SHOWN_CHARS else question[:QUESTION_SHOWN_CHARS] + "…"
+        shown = clipped(question, QUESTION_SHOWN_CHARS)
         note = literal(f"\n({read_as})", "italic") if read_as else ""
         self.heading = Content.assemble(("Question: ", "bold"), literal(shown, "bold"), note, "\n\n")
         self.streamed = ""
