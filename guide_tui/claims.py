@@ -944,6 +944,9 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
     if other := other_means_of_payment(clause, close):
         means, match, sentence = other
         return ("polarity", f'says "{means}" where the guide says "{match.text}"', sentence)
+    if limited := limit_denied(clause, close):
+        match, sentence = limited
+        return ("polarity", f'says it is not limited where the guide says "{match.text}"', sentence)
     if conflict := denial_conflict(clause, close, claim):
         match, sentence = conflict
         verb = "denies what the guide says" if clause.polarity.negative else "says what the guide denies"
@@ -1068,6 +1071,21 @@ def beyond_exclusive(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[
 
 
 PAYMENT = re.compile(rf"\b(?:{PAYMENT_MEANS})\b")
+LIMIT_DENIED = re.compile(r"\b(?:not|never|no longer|\w+n't)\s+(?:\w+\s+)?(?:limited|restricted|confined)\s+to\b|\bnot (?:only|just|solely|exclusively)\b")
+"""A claim that what the guide limits goes further: "camping isn't limited to particular fields", "not only at lunch"."""
+
+
+def limit_denied(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[Clause, Said] | None:
+    """The close guide clause limiting with "only" what the claim says is not limited ("camping isn't limited to
+    particular fields" where the guide says "camping is allowed only on two marked fields"): of the same thing, two
+    words or more in common."""
+    if not LIMIT_DENIED.search(normalised(clause.text)):
+        return None
+    spoken_of = stems_of(clause.free_words + clause.denied_words)
+    for other, sentence in close:
+        if other.polarity.exclusive and not other.polarity.negative and len(spoken_of & stems_of(other.free_words + other.denied_words)) >= 2:
+            return other, sentence
+    return None
 
 
 def other_means_of_payment(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[str, Clause, Said] | None:

@@ -374,6 +374,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # and the only means it allows, denied
         ("Does the Brightwater ticket machine take cards?", "You can't pay by card at the Brightwater platform's ticket machine [guide_regional_transport.md].",
          "polarity", ['"not card"', "cards only"], None),
+        # a limit the guide sets ("only") said not to hold
+        ("Where can I camp in Corry Vale?", "In Corry Vale camping is not restricted to the two marked fields [guide_corry_vale.md].",
+         "polarity", ["not limited", "only on two marked fields"], None),
         # the guide's proportion with the two things swapped round it
         ("Is Fell Street cheaper than the harbour front in Halden Bay?",
          "Fell Street charges about double what the harbour front does for similar food [guide_halden_bay.md].",
