@@ -368,6 +368,11 @@ class Candidate:
     teacher: float = 0.0  # the teacher model's cosine of question and sentence (0 without the teacher)
 
 
+AMPERSAND_ABBREVIATION = re.compile(r"\b[a-z]\s?&\s?[a-z]['’]?s?\b", re.IGNORECASE)
+""""B&B", "B&Bs": letters the keyword index cannot read as a word (it cuts "b&bs" into "b" and "bs"); the question's
+other words (and asked.SECTION_CUES, which reads a B&B as somewhere to stay) say what it asks."""
+
+
 def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = None, follows: bool = False) -> Subject:
     """towns_asked: the whole question's towns, for a part that names none ("..., and can I stay there?"), or
     that points back to them with "there" ("..., and how long is the drive there from Brightwater?")."""
@@ -380,7 +385,8 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     without_towns = facts.towns.masked(question, spans)
     verb = passive_verb(without_towns)
     words = []
-    for word in WORD.findall(ASKED_TO_NAME.sub(" ", without_towns.lower())):  # "Name the sights": the frame
+    lowered = AMPERSAND_ABBREVIATION.sub(" ", ASKED_TO_NAME.sub(" ", without_towns.lower()))  # "Name the sights": the frame
+    for word in WORD.findall(lowered):
         if word.isdigit() or word in QUESTION_WORDS or word == verb or not facts.stem(word):
             continue
         if asked.intersection(KINDS_OF_WORD.get(word, ())):  # "months" in "what months...": the frame, not the subject
@@ -794,6 +800,7 @@ def unknown_names(question: str, facts: Analysed) -> list[str]:
     """Capitalised words, not opening a sentence, that no guide uses in any form: "London", "Edinburgh". Where the
     traveller comes from, said before the question, is no subject ("Hello, I visit from Spain. Until what hour...?")."""
     found = []
+    question = AMPERSAND_ABBREVIATION.sub(lambda m: " " * len(m.group()), question)  # "B&Bs" names no place "Bs"
     likened = [m.span() for m in LIKENED_TO.finditer(question)]
     for match in NAME.finditer(question):
         word = match.group().rstrip("'’").removesuffix("'s").removesuffix("’s")

@@ -279,6 +279,18 @@ def test_a_name_that_only_likens_the_thing_asked_about_is_not_asked_about(retrie
     assert unknown_names("Is there an Uber taxi in Marchwood?", facts) == ["Uber"]
 
 
+def test_a_b_and_b_plural_is_no_unknown_name_nor_word(retriever) -> None:
+    """The keyword index cuts "B&Bs" into "b" and "bs": neither is a name the guides never mention, nor a word asked after;
+    the plural is asked as the singular is, and Thornby Wells' guesthouses answer it."""
+    from guide_tui.extractive import analysed, subject_of, unknown_names
+
+    facts = analysed(retriever)
+    assert unknown_names("Any B&Bs in Thornby Wells?", facts) == [] and unknown_names("Are there B&B's near Corry Vale?", facts) == []
+    assert "bs" not in subject_of("any b&bs in thornby wells", facts).words
+    answer = ask(retriever, "Any B&Bs in Thornby Wells?")
+    assert not answer.refused and "guesthouses" in answer.text
+
+
 def test_a_refusal_names_an_accented_word_as_it_was_asked(retriever) -> None:
     """Words are cut at letters outside a-z ("crêperie" is "cr" and "perie" to the index); the reason spells them whole."""
     answer = ask(retriever, "Does Kestrelford have a crêperie?")
