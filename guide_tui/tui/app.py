@@ -319,9 +319,8 @@ class GuideApp(App):
         self.show_knobs()
         if self.eval is not None:  # outcomes run with the old knobs leave the tally (the results view marks them)
             self.eval.knobs = self.retriever.knobs
-            if (run := self.running_all) is not None:  # it would go on with the old knobs, every outcome stale on arrival
-                run.stop.set()
-                self.end_run_all(f"Run all stopped after {run.done} of {run.total} questions: the knobs moved (Ctrl+R runs all with the new ones).", "warning")
+            if self.running_all is not None:  # it would go on with the old knobs, every outcome stale on arrival
+                self.stop_run_all(": the knobs moved (Ctrl+R runs all with the new ones).")
             self.show_tally()
         if self.asked_text is not None:
             self.ask(self.asked_text)
@@ -569,10 +568,10 @@ class GuideApp(App):
         if (results := self.results_screen()) is not None:
             results.fill()
 
-    def stop_run_all(self) -> None:
+    def stop_run_all(self, why: str = " (their outcomes are kept).") -> None:
         run = self.running_all
         run.stop.set()
-        self.end_run_all(f"Run all stopped after {run.done} of {run.total} questions (their outcomes are kept).", "warning")
+        self.end_run_all(f"Run all stopped after {run.done} of {run.total} questions{why}", "warning")
 
     def end_run_all(self, message: str, kind: str = "info") -> None:
         self.eval.run_all = None
