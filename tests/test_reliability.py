@@ -30,6 +30,7 @@ from guide_tui.retrieval import MAX_QUESTION_CHARS, clean_question
 from guide_tui.tui.app import GuideApp
 from guide_tui.tui.screens import IndexErrorScreen
 from guide_tui.tui.widgets import HitsTable
+from guide_tui.tui.widgets.answer_panel import QUESTION_SHOWN_CHARS
 
 SIZE = (120, 40)
 BAKERY = "When does the Kestrelford bakery sell out?"
@@ -270,7 +271,8 @@ async def test_the_app_answers_refuses_or_says_why_for_any_pasted_question(retri
             assert app.query_one("#hits", HitsTable).row_count == 0
         else:
             heading = answer.split("\n", 1)[0]
-            assert heading == f"Question: {shown}" or (len(shown) > 300 and heading == f"Question: {shown[:300]}…")
+            assert heading == f"Question: {shown}" or (len(shown) > QUESTION_SHOWN_CHARS and heading == f"Question: {shown[: QUESTION_SHOWN_CHARS - 1]}…")
+            assert len(heading) <= len("Question: ") + QUESTION_SHOWN_CHARS
             assert ("REFUSED" in answer and REFUSAL in answer and "No sources." in answer) or "Sources" in answer
         assert_screen_is_safe(app)
         if "[bold red]" in question:
