@@ -317,13 +317,13 @@ class GuideApp(App):
         self.rescore_pending = True
         self.rescore_worker()
         self.show_knobs()
+        if self.asked_text is not None:
+            self.ask(self.asked_text)
         if self.eval is not None:  # outcomes run with the old knobs leave the tally (the results view marks them)
             self.eval.knobs = self.retriever.knobs
             if self.running_all is not None:  # it would go on with the old knobs, every outcome stale on arrival
-                self.stop_run_all(": the knobs moved (Ctrl+R runs all with the new ones).")
+                self.stop_run_all(": the knobs moved (Ctrl+R runs all with the new ones).")  # after ask, which clears the line
             self.show_tally()
-        if self.asked_text is not None:
-            self.ask(self.asked_text)
 
     def knob_tuning(self) -> Tuning:
         if self.tuning is None:
