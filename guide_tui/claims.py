@@ -1081,9 +1081,9 @@ def limit_denied(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[Clau
     words or more in common."""
     if not LIMIT_DENIED.search(normalised(clause.text)):
         return None
-    spoken_of = stems_of(clause.free_words + clause.denied_words)
+    mine = spoken_of(clause)
     for other, sentence in close:
-        if other.polarity.exclusive and not other.polarity.negative and len(spoken_of & stems_of(other.free_words + other.denied_words)) >= 2:
+        if other.polarity.exclusive and not other.polarity.negative and of_the_same_thing(mine, spoken_of(other)):
             return other, sentence
     return None
 
@@ -1097,14 +1097,13 @@ def other_means_of_payment(clause: Clause, close: list[tuple[Clause, Said]]) -> 
     if not mine:
         return None
     denying = clause.polarity.negative
-    spoken_of = stems_of(clause.free_words + clause.denied_words)
     for other, sentence in close:
         theirs = {m.rstrip("s") for m in PAYMENT.findall(normalised(other.text))}
         if not other.polarity.exclusive or other.polarity.negative or not theirs:
             continue
         if not denying and not mine & theirs:
             return sorted(mine)[0], other, sentence
-        if denying and mine <= theirs and len(spoken_of & stems_of(other.free_words + other.denied_words)) >= 2:  # of the same thing
+        if denying and mine <= theirs and of_the_same_thing(spoken_of(clause), spoken_of(other)):
             return "not " + named[0], other, sentence
     return None
 
@@ -1186,6 +1185,17 @@ def stems_of(words: list[str]) -> set[str]:
     return {stem(w) for w in words} - {None}
 
 
+def spoken_of(clause: Clause) -> set[str]:
+    """The stems of every content word a clause speaks of, denied or not."""
+    return stems_of(clause.free_words + clause.denied_words)
+
+
+def of_the_same_thing(mine: set[str], theirs: set[str]) -> bool:
+    """Whether two clauses, by the stems they speak of (spoken_of), share two or more ("no railway station" / "the old
+    railway line" share one: not the same thing)."""
+    return len(mine & theirs) >= 2
+
+
 RELATIVE_OPENING = re.compile(r"(?:which|who|that|where)\b", re.IGNORECASE)
 """A clause opening so speaks of what the clause before it said ("..., which is what confuses visitors"), not in its setting."""
 
@@ -1201,16 +1211,16 @@ def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]], claim: Sai
     mine = clause.polarity.negative
     if clause.polarity.exclusive:
         return None
-    own = stems_of(clause.denied_words if mine else clause.free_words + clause.denied_words)
-    spoken_of = stems_of(clause.free_words + clause.denied_words)
-    if len(spoken_of) < 2 and not RELATIVE_OPENING.match(clause.text):  # "Outside the pubs' hours, | you can still get a meal"
+    spoken = spoken_of(clause)
+    own = stems_of(clause.denied_words) if mine else spoken
+    if len(spoken) < 2 and not RELATIVE_OPENING.match(clause.text):  # "Outside the pubs' hours, | you can still get a meal"
         before = next((claim.clauses[:n] for n, c in enumerate(claim.clauses) if c is clause), [])
-        spoken_of |= stems_of([w for c in before for w in c.free_words + c.denied_words])
+        spoken = spoken.union(*(spoken_of(c) for c in before))
     for other, sentence in close:
         if other.polarity.negative == mine or other.polarity.exclusive:
             continue
-        theirs = stems_of(other.free_words + other.denied_words)
-        if len(theirs & spoken_of) < 2:  # "no railway station" / "the old railway line"
+        theirs = spoken_of(other)
+        if not of_the_same_thing(spoken, theirs):
             continue
         negative, positive = (clause, other) if mine else (other, clause)
         if not same_occasion(negative, positive):  # "no buses on Sundays" against "buses run hourly on weekdays"
@@ -1218,7 +1228,7 @@ def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]], claim: Sai
         contested = own & theirs if mine else stems_of(other.denied_words) & own
         if not contested:
             continue
-        agreeing = set().union(*(stems_of(c.denied_words if mine else c.free_words + c.denied_words) for c, _ in close if c.polarity.negative == mine))
+        agreeing = set().union(*(stems_of(c.denied_words) if mine else spoken_of(c) for c, _ in close if c.polarity.negative == mine))
         if len(contested & agreeing) < len(contested):
             return other, sentence
     return None

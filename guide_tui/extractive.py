@@ -1123,8 +1123,6 @@ def answerability_features(subject: Subject, quotes: list[Candidate], everything
     }
 
 
-
-
 def absent_on_every_side(subject: Subject, absent: np.ndarray) -> bool:
     """Some word the place's guides never use is asked about on every side of an "or": "are there hotels or is it
     all self-catering?" asks whether either is so, and the guides speak of accommodation."""

@@ -103,9 +103,9 @@ class ResultsScreen(Screen):
 
     def head(self) -> Content:
         outcomes = [self.session.outcomes.get(q.id) for q in self.session.questions]
-        stale = sum(o is not None and self.session.earlier(o) for o in outcomes)
         fresh = [o for o in outcomes if o is not None and not self.session.earlier(o)]
         right, not_run = sum(o.right for o in fresh), outcomes.count(None)
+        stale = len(outcomes) - not_run - len(fresh)
         counts = f"{len(outcomes)} labelled questions: {right} right · {len(fresh) - right} not right · {not_run} not run"
         counts += f" · {stale} stale (earlier knobs)" if stale else ""
         hint = " (Ctrl+R runs all)" if not_run and self.session.run_all is None else ""
