@@ -31,6 +31,7 @@ COLUMNS = [  # (heading, set, section of its report)
     ("ivy 70 (session 31, measured once)", "ivy", "all"), ("juniper 70 (session 32, measured once)", "juniper", "all"),
     ("kelp 70 (session 33, measured once)", "kelp", "all"), ("lark 70 (session 34, measured once)", "lark", "all"),
     ("nettle 70 (session 35, measured once)", "nettle", "all"), ("orchid 70 (session 36, measured once)", "orchid", "all"),
+    ("pine 70 (session 37, measured once)", "pine", "all"),
 ]  # fmt: skip
 ANSWERABLE = ["direct", "paraphrase", "list", "multi_part", "yes_no"]
 UNANSWERABLE = [("near_miss", "near_miss refused"), ("false_premise", "false_premise handled"), ("out_of_scope", "out_of_scope refused")]
