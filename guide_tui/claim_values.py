@@ -87,6 +87,9 @@ FREE = (
     r"(?! of (?:steps|traffic|crowds))(?! (?:" + "|".join(f"{thing}s?" for thing in TAKEN_OR_FREE) + r"|time)\b)"
     r"|costs? nothing|(?:at|for) no (?:cost|charge)|no charge|free of charge"
     r"|for nothing|without charge|(?:doesn't|does not|won't) cost (?:anything|a penny)"
+    r"|(?:doesn't|does not|don't|do not|won't|will not|never) charge(?: (?:you|anything|visitors))?"
+    r"(?: (?:for|to) (?:entry|entrance|admission|get in|go in|enter))?"
+    r"|no (?:entry |entrance |admission )?fee"
 )
 CHARGED = (
     r"\bmetered\b|\bexpensive\b|\bpricey\b|\bcostly\b|\boverpriced\b|\b(?:an? )?(?:small |modest |nominal |entry |entrance |admission )*fee\b"

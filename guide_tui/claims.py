@@ -66,7 +66,7 @@ FILLER = frozenset(
     from into onto through across toward towards within during except per via along around over under upon
     anywhere everywhere somewhere nowhere else anything everything something according guide guides
     plenty several lots altogether entirely completely fully totally fairly pretty
-    until till while whilst ago centuries decades ages all every each any both some either apart besides
+    until till while whilst ago centuries decades ages all every each any both some either apart besides beside
     rates rated describes described calls called lists listed mentions mentioned reckons recommends
     up out down sort sorts kind kinds want wants wanted own bet
     definitely certainly honestly unfortunately fortunately luckily sadly basically simply mind bear note noting
@@ -774,7 +774,7 @@ def value_problem(
         top = max((score[id(s)] for s in holders), default=0.0)
         if any(value.matches(v) for s in holders if score[id(s)] >= top - margin for v in s.values):
             return None
-    if turned_ratio(value, claim, related):
+    if turned_ratio(value, claim, related) or denied_alike(value, claim, related):
         return None
     best = max(related, key=lambda s: score[id(s)])
     if any(value.matches(v) for v in heading_values(best.chunk.section if best.chunk else "")):
@@ -787,6 +787,19 @@ def value_problem(
         return ("value", f'gives {KIND_NAMES[value.kind]} ("{value.text}") the guide does not', best)
     theirs = [v.text for v in closest.values if value.comparable(v)]
     return ("value", f'says "{value.text}" where the guide says "{" / ".join(dict.fromkeys(theirs))}"', closest)
+
+
+def denied_alike(value: Value, claim: Said, related: list[Said]) -> bool:
+    """A day or month the claim denies, denied by a related sentence about something the claim speaks of ("buses ...,
+    and no service at all on Sundays" for "No buses run on Sundays"; not the shop's closed day for the pub's), however
+    much closer a sentence about the other days is to the clause."""
+    if value.kind not in ("day", "month") or not value.negative:
+        return False
+    mine = set().union(*(spoken_of(c) for c in claim.clauses))
+    return any(
+        v.negative and value.matches(v) and mine & set().union(*(spoken_of(c) for c in s.clauses)) - stems_of(WORD.findall(v.text.lower()))
+        for s in related for v in s.values
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -1071,19 +1084,26 @@ def beyond_exclusive(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[
 
 
 PAYMENT = re.compile(rf"\b(?:{PAYMENT_MEANS})\b")
-LIMIT_DENIED = re.compile(r"\b(?:not|never|no longer|\w+n't)\s+(?:\w+\s+)?(?:limited|restricted|confined)\s+to\b|\bnot (?:only|just|solely|exclusively)\b")
-"""A claim that what the guide limits goes further: "camping isn't limited to particular fields", "not only at lunch"."""
+LIMIT_DENIED = re.compile(
+    r"\b(?:not|never|no longer|\w+n't)\s+(?:\w+\s+)?(?:limited|restricted|confined)(?:\s+to\b|\s*$|(?=\s*[,;]))|\bnot (?:only|just|solely|exclusively)\b"
+    r"|\bno (?:restrictions?|limits?) (?:on|to)\b"
+)
+"""A claim that what the guide limits goes further: "camping isn't limited to particular fields", "isn't restricted",
+"no restrictions on where you camp", "not only at lunch"."""
+
+LIMITING_STEMS = frozenset({"limit", "restrict", "confin"})
 
 
 def limit_denied(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[Clause, Said] | None:
     """The close guide clause limiting with "only" what the claim says is not limited ("camping isn't limited to
     particular fields" where the guide says "camping is allowed only on two marked fields"): of the same thing, two
-    words or more in common."""
+    words or more in common, or every word the claim limits by ("camping isn't restricted")."""
     if not LIMIT_DENIED.search(normalised(clause.text)):
         return None
-    mine = spoken_of(clause)
+    mine = spoken_of(clause) - LIMITING_STEMS
     for other, sentence in close:
-        if other.polarity.exclusive and not other.polarity.negative and of_the_same_thing(mine, spoken_of(other)):
+        theirs = spoken_of(other)
+        if other.polarity.exclusive and not other.polarity.negative and (of_the_same_thing(mine, theirs) or mine and mine <= theirs):
             return other, sentence
     return None
 

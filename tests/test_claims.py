@@ -377,7 +377,16 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # a limit the guide sets ("only") said not to hold
         ("Where can I camp in Corry Vale?", "In Corry Vale camping is not restricted to the two marked fields [guide_corry_vale.md].",
          "polarity", ["not limited", "only on two marked fields"], None),
-        # the guide's proportion with the two things swapped round it
+        # the same limit denied without naming what it limits to ("isn't restricted", "no restrictions on")
+    ("Can I camp anywhere in Corry Vale?", "Camping in Corry Vale isn't restricted [guide_corry_vale.md].",
+     "polarity", ["not limited", "only on two marked fields"], None),
+    ("Can I camp anywhere in Corry Vale?", "There are no restrictions on where you camp in Corry Vale [guide_corry_vale.md].",
+     "polarity", ["not limited", "only on two marked fields"], None),
+    # a denied day the guide denies only of another thing (the shop's, not the pub's)
+    ("When does the Elder Ness pub serve food?",
+     "The Elder Ness pub serves food from 12 to 2 and 6 to 8, and it is closed on Sundays [guide_elder_ness.md].",
+     "value", ['"Sundays"', '"Mondays"'], None),
+    # the guide's proportion with the two things swapped round it
         ("Is Fell Street cheaper than the harbour front in Halden Bay?",
          "Fell Street charges about double what the harbour front does for similar food [guide_halden_bay.md].",
          "value", ['"double" the other way round'], None),
@@ -426,6 +435,14 @@ PARAPHRASES = [
      "The machinery turns throughout the tour, and it's noisy [guide_givens_mill.md]."),  # "noisy" for "loud", of "it"
     ("Is the Marchwood museum free?", "Entry to Marchwood's excellent city museum costs nothing [guide_marchwood.md]."),  # "costs nothing" for "free"
     ("Where can I park in Thornby Wells?", "Drivers pay nothing to park for two hours anywhere in town [guide_thornby_wells.md]."),  # "pay nothing": free
+    # a charge denied is "free"
+    ("Is the Marchwood museum free?", "Marchwood's city museum won't charge you to get in [guide_marchwood.md]."),
+    ("Is the Marchwood museum free?", "There's no entry fee at Marchwood's city museum [guide_marchwood.md]."),
+    # a day denied where the guide denies it, however close a sentence about the other days is
+    ("Can I get the bus to Kestrelford?",
+     "Buses leave Brightwater hourly on weekdays and every two hours on Saturdays, with no service on Sundays [guide_kestrelford.md]."),
+    # "beside": where a thing is, as "next to" or "by" say it, no added fact
+    ("When is the Givens Mill tearoom open?", "The tearoom beside the mill trades from 10 to 4 every day but Tuesday [guide_givens_mill.md]."),
     ("How do I get to Thornby Wells?", "Thornby Wells is twenty-five minutes from the hub on the Marchwood line [guide_thornby_wells.md]."),
     ("How do harbour front prices in Halden Bay compare with Fell Street?",
      "Food on Halden Bay's harbour front is dearer, about twice what it costs on Fell Street [guide_eating.md]."),
