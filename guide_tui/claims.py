@@ -785,8 +785,13 @@ def value_problem(
     closest = max(holders, key=lambda s: score[id(s)], default=None)
     if closest is None or score[id(closest)] < score[id(best)] - settings.value_margin:  # only far-off sentences give one
         return ("value", f'gives {KIND_NAMES[value.kind]} ("{value.text}") the guide does not', best)
-    theirs = [v.text for v in closest.values if value.comparable(v)]
-    return ("value", f'says "{value.text}" where the guide says "{" / ".join(dict.fromkeys(theirs))}"', closest)
+    given = [v for v in closest.values if value.comparable(v)]
+    turned = [  # the same days, one side denying them: "open on Mondays" against "closed on Mondays"
+        v for v in given if value.kind in ("day", "month") and v.readings[:1] == value.readings[:1] and bool(v.negative) != bool(value.negative)
+    ]
+    theirs = [f"not {v.text}" if v in turned and v.negative else v.text for v in given]
+    mine = f"not {value.text}" if turned and value.negative else value.text
+    return ("value", f'says "{mine}" where the guide says "{" / ".join(dict.fromkeys(theirs))}"', closest)
 
 
 def denied_alike(value: Value, claim: Said, related: list[Said]) -> bool:

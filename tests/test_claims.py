@@ -382,6 +382,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
      "polarity", ["not limited", "only on two marked fields"], None),
     ("Can I camp anywhere in Corry Vale?", "There are no restrictions on where you camp in Corry Vale [guide_corry_vale.md].",
      "polarity", ["not limited", "only on two marked fields"], None),
+    # a day the guide denies, said as open: the reason says which side denies it
+    ("When does the Elder Ness pub serve food?", "The pub is open on Mondays and serves food from 12 to 2 [guide_elder_ness.md].",
+     "value", ['says "Mondays" where the guide says "not Mondays"'], None),
     # a denied day the guide denies only of another thing (the shop's, not the pub's)
     ("When does the Elder Ness pub serve food?",
      "The Elder Ness pub serves food from 12 to 2 and 6 to 8, and it is closed on Sundays [guide_elder_ness.md].",
