@@ -631,6 +631,14 @@ def conclusion_of(plain: str) -> str | None:
     return None
 
 
+SUPERLATIVE = re.compile(
+    r"(?<!\bat )\b(?:best|worst|cheapest|dearest|busiest|quietest|easiest|hardest|biggest|largest|smallest|finest"
+    r"|liveliest|safest|warmest|coldest|wettest|driest)\b"
+)
+"""A ranking a conclusion may draw that its premise does not ("..., so Halden Bay has the cheapest seafood in the
+region"): the guide must use the word itself. Not "at best"; not "most" or "least", which also count ("most places")."""
+
+
 def conclusion_problem(plain: str, fits: list[Said], embedder: Embedder, settings: ClaimSettings) -> tuple[str, str, Said] | None:
     """A conclusion drawn from what the guide says ("Since X, Y") that no sentence or clause of it states: the whole
     sentence may be close to the guide through its premise while the conclusion is the model's own."""
@@ -639,9 +647,12 @@ def conclusion_problem(plain: str, fits: list[Said], embedder: Embedder, setting
         return None
     vector = embedder.encode([conclusion])[0]  # unit length, as Embedder.encode returns every vector
     closest, source = max(((max(float(vector @ v) for v in [s.vector, *(c.vector for c in s.clauses)]), s) for s in fits), key=lambda p: p[0])
-    if closest >= settings.conclusion:
-        return None
-    return ("inference", f'concludes what the guide does not say: "{conclusion}" (closest {closest:.2f})', source)
+    if closest < settings.conclusion:
+        return ("inference", f'concludes what the guide does not say: "{conclusion}" (closest {closest:.2f})', source)
+    said = set().union(*(stems_of(WORD.findall(normalised(s.text))) for s in fits))
+    if ranked := [w for w in SUPERLATIVE.findall(conclusion.lower()) if stem(w) not in said]:
+        return ("inference", f'concludes "{ranked[0]}", which the guide does not say: "{conclusion}"', source)
+    return None
 
 
 def moved_clause(claim: Said, fits: list[Said], elsewhere: list[Said], settings: ClaimSettings) -> Said | None:

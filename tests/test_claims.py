@@ -397,6 +397,10 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         ("Where should I eat in Halden Bay?",
          "Because the harbour restaurants buy straight off the boats, Halden Bay has the best food in the whole region [guide_halden_bay.md].",
          "inference", ['"Halden Bay has the best food in the whole region"'], None),
+        # a conclusion ranking what its premise does not ("the cheapest"), however close it is to the guide
+        ("Where should I eat in Halden Bay?",
+         "Since the harbour restaurants buy straight off the boats, Halden Bay has the cheapest seafood in the region [guide_halden_bay.md].",
+         "inference", ['concludes "cheapest"'], None),
         # a charge with no amount, where the guide gives none
         ("Are the Thornby Wells gardens free?", "Entry to the Thornby Wells gardens carries a small charge [guide_thornby_wells.md].",
          "value", ['"a small charge"'], None),
@@ -438,6 +442,10 @@ PARAPHRASES = [
      "The machinery turns throughout the tour, and it's noisy [guide_givens_mill.md]."),  # "noisy" for "loud", of "it"
     ("Is the Marchwood museum free?", "Entry to Marchwood's excellent city museum costs nothing [guide_marchwood.md]."),  # "costs nothing" for "free"
     ("Where can I park in Thornby Wells?", "Drivers pay nothing to park for two hours anywhere in town [guide_thornby_wells.md]."),  # "pay nothing": free
+    # a conclusion whose ranking the guide gives ("the most reliable")
+    ("Is Thornby Wells worth a winter visit?",
+     "The concert season runs from September to April, so Thornby Wells is the region's most reliable winter destination after Marchwood"
+     " [guide_thornby_wells.md]."),
     # a charge denied is "free"
     ("Is the Marchwood museum free?", "Marchwood's city museum won't charge you to get in [guide_marchwood.md]."),
     ("Is the Marchwood museum free?", "There's no entry fee at Marchwood's city museum [guide_marchwood.md]."),
