@@ -614,7 +614,7 @@ CONCLUDING = [
 
 ADVICE = re.compile(
     r"^(?:(?:do(?:n't| not) )?(?:go|book|get|plan|arrive|bring|allow|check|take|try|make|avoid|aim|leave|expect|come|"
-    r"head|reserve|pack|wear|call|phone|ring|budget|be)\b|it(?:'s| is) (?:wise|best|worth|a good idea|sensible|smart)\b"
+    r"head|reserve|pack|wear|call|phone|ring|budget|be|pick|stock|buy|use|skip|keep|consider)\b|it(?:'s| is) (?:wise|best|worth|a good idea|sensible|smart)\b"
     r"|you(?:'d| would| should|'ll| will| might| may| need| want| can)\b|(?:best|better) to\b|worth\b)",
     re.IGNORECASE,
 )
@@ -686,6 +686,8 @@ def added_words(claim: Said, leaned_on: set[Chunk], said: list[Said], embedder: 
     known |= frozenset().union(*(words for word, words in SAID_WITHIN.items() if word in known))
     concepts = {concept for s in said for c in s.clauses for concept in c.polarity.sides}
     for clause in claim.clauses:
+        if ADVICE.match(clause.text.strip()):  # "wear boots with proper tread": what to do, no fact of the guide's
+            continue
         measured = frozenset().union(*(DIMENSIONS.get(v.kind, frozenset()) for v in clause.values))
         added = [w for w in dict.fromkeys(clause.free_words) if stem(w) not in known and w not in known and not shares_root(w, known) and w not in measured]
         added = [w for w in added if not any(SIDES[c][0].search(w) or SIDES[c][1].search(w) for c in concepts)]

@@ -446,6 +446,8 @@ PARAPHRASES = [
     ("Is Thornby Wells worth a winter visit?",
      "The concert season runs from September to April, so Thornby Wells is the region's most reliable winter destination after Marchwood"
      " [guide_thornby_wells.md]."),
+    # advice on what to do ("wear boots with proper tread") adds no fact
+    ("Is the Brightwater pond path icy in winter?", "Wear sturdy boots with proper tread, as the path past the pond ices over in winter [guide_walking.md]."),
     # a charge denied is "free"
     ("Is the Marchwood museum free?", "Marchwood's city museum won't charge you to get in [guide_marchwood.md]."),
     ("Is the Marchwood museum free?", "There's no entry fee at Marchwood's city museum [guide_marchwood.md]."),
