@@ -70,7 +70,7 @@ FILLER = frozenset(
     rates rated describes described calls called lists listed mentions mentioned reckons recommends
     up out down sort sorts kind kinds want wants wanted own bet
     definitely certainly honestly unfortunately fortunately luckily sadly basically simply mind bear note noting
-    tip tips advice ideally recommend recommended suggest suggests rest
+    tip tips advice ideally recommend recommended suggest suggests rest yourself yourselves myself ourselves themselves itself
     """.split()
 )
 """Words a claim can add without adding a fact ("usually", "visitors", "you'll find", "the guide rates"), and "up"

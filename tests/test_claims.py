@@ -448,6 +448,8 @@ PARAPHRASES = [
      " [guide_thornby_wells.md]."),
     # advice on what to do ("wear boots with proper tread") adds no fact
     ("Is the Brightwater pond path icy in winter?", "Wear sturdy boots with proper tread, as the path past the pond ices over in winter [guide_walking.md]."),
+    # a reflexive pronoun is no word to rank sentences by: the clause's value is what it is about
+    ("Is the Brightwater mill museum worth a visit?", "Give yourself an hour and a half there [guide_brightwater.md]."),
     # a charge denied is "free"
     ("Is the Marchwood museum free?", "Marchwood's city museum won't charge you to get in [guide_marchwood.md]."),
     ("Is the Marchwood museum free?", "There's no entry fee at Marchwood's city museum [guide_marchwood.md]."),
