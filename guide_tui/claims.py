@@ -815,7 +815,7 @@ def denied_alike(value: Value, claim: Said, related: list[Said]) -> bool:
         return False
     mine = set().union(*(spoken_of(c) for c in claim.clauses))
     return any(
-        v.negative and value.matches(v) and mine & set().union(*(spoken_of(c) for c in s.clauses)) - stems_of(WORD.findall(v.text.lower()))
+        v.negative and value.matches(v) and mine & (set().union(*(spoken_of(c) for c in s.clauses)) - stems_of(WORD.findall(v.text.lower())))
         for s in related for v in s.values
     )
 
@@ -1109,7 +1109,7 @@ LIMIT_DENIED = re.compile(
 """A claim that what the guide limits goes further: "camping isn't limited to particular fields", "isn't restricted",
 "no restrictions on where you camp", "not only at lunch"."""
 
-LIMITING_STEMS = frozenset({"limit", "restrict", "confin"})
+LIMITING_STEMS = frozenset({"limit", "restrict", "confin"})  # the limit itself, no word of what is limited
 
 
 def limit_denied(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[Clause, Said] | None:
