@@ -649,7 +649,7 @@ def conclusion_problem(plain: str, fits: list[Said], embedder: Embedder, setting
     closest, source = max(((max(float(vector @ v) for v in [s.vector, *(c.vector for c in s.clauses)]), s) for s in fits), key=lambda p: p[0])
     if closest < settings.conclusion:
         return ("inference", f'concludes what the guide does not say: "{conclusion}" (closest {closest:.2f})', source)
-    said = set().union(*(stems_of(WORD.findall(normalised(s.text))) for s in fits))
+    said = set().union(*(stems_in(s.text) for s in fits))
     if ranked := [w for w in SUPERLATIVE.findall(conclusion.lower()) if stem(w) not in said]:
         return ("inference", f'concludes "{ranked[0]}", which the guide does not say: "{conclusion}"', source)
     return None
@@ -814,10 +814,12 @@ def denied_alike(value: Value, claim: Said, related: list[Said]) -> bool:
     if value.kind not in ("day", "month") or not value.negative:
         return False
     mine = set().union(*(spoken_of(c) for c in claim.clauses))
-    return any(
-        v.negative and value.matches(v) and mine & (set().union(*(spoken_of(c) for c in s.clauses)) - stems_of(WORD.findall(v.text.lower())))
-        for s in related for v in s.values
-    )
+    for sentence in related:
+        denying = [v for v in sentence.values if v.negative and value.matches(v)]
+        theirs = set().union(*(spoken_of(c) for c in sentence.clauses)) if denying else set()
+        if any(mine & (theirs - stems_in(v.text)) for v in denying):
+            return True
+    return False
 
 
 @lru_cache(maxsize=1024)
@@ -1094,7 +1096,7 @@ def beyond_exclusive(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[
         for other, sentence in close:
             if not other.polarity.exclusive or other.polarity.negative:
                 continue
-            theirs = stems_of(WORD.findall(normalised(other.text)))
+            theirs = stems_in(other.text)
             named = [w for w in joined if stem(w) in theirs]
             if len(named) == 1:
                 return next(w for w in joined if w not in named), other, sentence
@@ -1172,7 +1174,7 @@ def compared(text: str) -> tuple[set[str], set[str]] | None:
 
 def either_side(before: str, after: str) -> tuple[set[str], set[str]]:
     """The stems of the text before and after a pivot, each less those on both sides."""
-    a, b = (stems_of(WORD.findall(normalised(part))) for part in (before, after))
+    a, b = (stems_in(part) for part in (before, after))
     return a - b, b - a
 
 
@@ -1221,6 +1223,11 @@ def touches(a: Value, b: Value) -> bool:
 
 def stems_of(words: list[str]) -> set[str]:
     return {stem(w) for w in words} - {None}
+
+
+def stems_in(text: str) -> set[str]:
+    """The stems of every word of a text."""
+    return stems_of(WORD.findall(normalised(text)))
 
 
 def spoken_of(clause: Clause) -> set[str]:
