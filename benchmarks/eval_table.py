@@ -32,6 +32,7 @@ COLUMNS = [  # (heading, set, section of its report)
     ("kelp 70 (session 33, measured once)", "kelp", "all"), ("lark 70 (session 34, measured once)", "lark", "all"),
     ("nettle 70 (session 35, measured once)", "nettle", "all"), ("orchid 70 (session 36, measured once)", "orchid", "all"),
     ("pine 70 (session 37, measured once)", "pine", "all"),
+    ("quince 70 (session 38, measured once)", "quince", "all"),
 ]  # fmt: skip
 ANSWERABLE = ["direct", "paraphrase", "list", "multi_part", "yes_no"]
 UNANSWERABLE = [("near_miss", "near_miss refused"), ("false_premise", "false_premise handled"), ("out_of_scope", "out_of_scope refused")]
