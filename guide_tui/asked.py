@@ -253,6 +253,11 @@ PRICES_MOVE = re.compile(
 answered by "double", "halve" or "stable year-round" as surely as by an amount."""
 
 
+CHEAPER_AMOUNT = re.compile(rf"\b(?:cheaper|lower|reduced|discounted)(?:\s+[\w'-]+){{0,2}}?\s+{AMOUNT_WORD}")
+"""A lower price sought ("any trick for cheaper fares?"): how to pay less, answered by "cheaper a week ahead" as surely as
+by an amount."""
+
+
 ASKED_TO_NAME = re.compile(r"(?:^|(?<=[.!?;:]\s))\s*(?:please\s+)?(?:(?:can|could|would) you\s+)?name\b")
 """An opening "name ..." asks to list things ("Name the main sights"), not for what something is called."""
 
@@ -264,7 +269,7 @@ def asked_kinds(question: str) -> list[tuple[str, ...]]:
     if any(sentence.endswith("?") for sentence in sentences):
         question = " ".join(sentence for sentence in sentences if not sentence.endswith((".", "!")))
     remaining = ASKED_TO_NAME.sub(" ", SPARED.sub(" ", question.lower()))
-    if PRICES_MOVE.search(remaining):
+    if PRICES_MOVE.search(remaining) or CHEAPER_AMOUNT.search(remaining):
         remaining = AMOUNT_WORD_CUE.sub(" ", remaining)
     groups, by_price_word = [], []
     for cue, kinds in ASKED:

@@ -300,6 +300,13 @@ def test_whether_prices_move_is_answered_without_an_amount(retriever) -> None:
     assert answer.citations[0].file == "guide_thornby_wells.md"
 
 
+def test_a_lower_price_sought_is_answered_by_how_to_pay_less(retriever) -> None:
+    answer, _ = ask(retriever, "Is there some way to get cheaper rail fares round here?")
+    assert not answer.refused
+    assert "a week ahead" in answer.text
+    assert answer.citations[0].file == "guide_regional_transport.md"
+
+
 def test_how_many_is_given_by_a_count_not_by_a_price_a_time_or_a_year(retriever) -> None:
     facts = analysed(retriever)
     subject = subject_of("How many people live in Kestrelford?", facts)
