@@ -195,6 +195,13 @@ def test_a_list_question_quotes_a_second_item_of_a_further_chunk_as_close_as_the
     assert any("Thursday to Sunday" in quote for quote in corry), answer.text  # the second pub, in the third village
 
 
+def test_a_list_across_the_towns_quotes_the_region_wide_section_ranked_first(retriever) -> None:
+    """The question's food cue names the towns' "Eat and drink" sections, but naming no town it asks the region's."""
+    answer = ask(retriever, "Locals say the decent food is always a street away from the tourist strip. Which streets do they mean in each town?")
+    assert (answer.citations[0].file, answer.citations[0].section) == ("guide_eating.md", "The pattern worth knowing")
+    assert all(street in answer.text for street in ("Corry Lane", "Fell Street", "Marine Terrace")), answer.text
+
+
 def test_a_list_question_quotes_its_section_nearly_whole(retriever) -> None:
     answer = ask(retriever, "Which towns can I reach by train?")
     sections = [(c.file, c.section) for c in answer.citations]
