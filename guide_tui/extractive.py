@@ -860,7 +860,9 @@ def part_evidence(
         features["absent_thing"] = 0.0  # the place's guide says it has none: that answers whether there is one
     probability = model.probability(features)
     passed = passed_over(sides, best, ranked) if whole_section or not subject.yes_no else None  # where the sides chose
-    if probability >= model.threshold:
+    # a later part leans on the part before (follow_up), but not when no guide knows any of its words ("what's the crime like?")
+    unknown_everywhere = subject.follows and bool(subject.words) and features["unknown_anywhere"] >= 1.0
+    if probability >= model.threshold and not unknown_everywhere:
         return Evidence(quotes, verdicts=[Verdict(part, probability, True, features, passed_over=passed)])
     reason = why_unanswerable(subject, quotes, everything, facts) or "the retrieved sentences do not answer it"
     return Evidence(quotes, reason, verdicts=[Verdict(part, probability, False, features, reason, passed_over=passed)])

@@ -176,6 +176,15 @@ def test_a_part_the_guides_do_not_cover_is_named_and_the_rest_answered(retriever
     assert answer.verdicts[1].reason and "guide" not in answer.verdicts[1].reason.split(".md")[0][-5:]
 
 
+def test_a_later_part_about_a_thing_no_guide_mentions_is_refused_whatever_it_leans_on(retriever) -> None:
+    """A later part leans on the one before ("..., and how long is the ride?"), but none of "the crime" is in any guide."""
+    answer = ask(retriever, "How often do the Marchwood trams run? What's the crime like?")
+    assert not answer.refused and "every 8 minutes" in answer.text
+    assert answer.text.rstrip().endswith("The guides do not say: What's the crime like?")
+    assert [v.answered for v in answer.verdicts] == [True, False]
+    assert answer.verdicts[1].reason == "the guides never mention crime"
+
+
 def test_a_list_question_quotes_several_sentences_of_the_section(retriever) -> None:
     assert asks_for_a_list("What is there to see in Halden Bay?")
     answer = ask(retriever, "What is there to see in Halden Bay?")
