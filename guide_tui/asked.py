@@ -295,10 +295,11 @@ AUXILIARIES = "is are was were do does did can could will would should shall has
 SUBJECTS = "i we you there it they he she the a an any this that these those my our your its one people visitors"
 QUESTION_OPENER = rf"(?:{WH_WORDS.replace(' ', '|')})\b|(?:{AUXILIARIES.replace(' ', '|')})\s+(?:{SUBJECTS.replace(' ', '|')}|[a-z]+ing)\b"
 CONDITIONAL_QUESTION = (
-    rf"if\s[^?,]{{0,60}}?,?\s*\b(?:{WH_WORDS.replace(' ', '|')})\s+(?:{AUXILIARIES.replace(' ', '|')}|far|long|much|many|often|early|late|time)\b"
+    rf"if\s[^?,]{{0,60}}?,?\s*\b(?:(?:{WH_WORDS.replace(' ', '|')})\s+(?:{AUXILIARIES.replace(' ', '|')}|far|long|much|many|often|early|late|time)"
+    rf"|(?:{AUXILIARIES.replace(' ', '|')})\s+(?:{SUBJECTS.replace(' ', '|')}))\b"
 )
-"""A question after its condition: "if the car parks are full, how far is the overflow lot?" (not "if you asked someone who
-lives there": a question's "who" or "how" comes before its verb)."""
+"""A question after its condition: "if the car parks are full, how far is the overflow lot?", "if we drive do we have to
+pay?" (not "if you asked someone who lives there": a question's "who" or "how" comes before its verb)."""
 FALLBACK = r"(?:failing that|if not|otherwise|if so|alternatively)\s*,?\s+"
 """What may stand between "and" and the question it joins: "is there a bus, and failing that can I get the train?"."""
 PART_BREAK = re.compile(

@@ -129,6 +129,10 @@ def test_question_parts_split_on_new_questions_only() -> None:
         "How long is the coast road", "if the lots are full how far is the overflow lot?"
     ]
     assert question_parts("Is the pier open, and if it rains, what can we do?") == ["Is the pier open", "if it rains, what can we do?"]
+    # ... or after its condition a question that opens with an auxiliary and its subject
+    assert question_parts("How long is the bus to Kestrelford? and if we drive do we have to pay to park") == [
+        "How long is the bus to Kestrelford?", "if we drive do we have to pay to park"
+    ]
     assert question_parts("Is parking free, if I arrive early?") == ["Is parking free, if I arrive early?"]
     assert question_parts("If you asked someone who lives in Marchwood for a walk, what would they suggest?") == [
         "If you asked someone who lives in Marchwood for a walk, what would they suggest?"  # "who lives": no question of its own
