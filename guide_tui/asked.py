@@ -145,7 +145,7 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (
         _pattern(
             r"\b(?:phone|telephone|mobile|contact) (?:number|no\b|details)|\bnumber (?:to (?:call|ring|text|dial)|for (?:a|an|the)\b)"
-            r"|\bwhat(?:'s|’s| is) (?:their|its|his|her|the [\w-]+(?:'s|’s)) number\b"
+            r"|\bwhat(?:['’]?s| is) (?:their|its|his|her|the [\w-]+(?:'s|’s)) number\b"
             r"|\bwhat number (?:do|should|can|would) (?:i|we|you) (?:call|ring|dial|text)\b"
             r"|\bweb ?site\b|\be-?mail\b|\bpost ?codes?\b|\bzip ?codes?\b"
         ),
@@ -192,9 +192,9 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (_pattern(r"\bhow (?:tall|high|deep|wide|heavy|steep)\b|\b(?:height|depth|width)\b"), ("measure",)),
     (
         _pattern(
-            r"\bcalled\b|\bnamed?\b|\bnames of\b|\bwhat(?:'s|’s| is) (?:the|its) name\b"
+            r"\bcalled\b|\bnamed?\b|\bnames of\b|\bwhat(?:['’]?s| is) (?:the|its) name\b"
             r"|\bwhich (?:\w+ )?(?:company|companies|operators?|firms?)\b|\bwho (?:runs|operates|owns)\b"
-            r"|(?:^|[.?!,;:\u2013\u2014-]\s*)who(?:'s|’s)?\b"  # "who won ...?", "who's the MP?": not "people who walk"
+            r"|(?:^|[.?!,;:\u2013\u2014-]\s*)who(?:['’]?s)?\b"  # "who won ...?", "who's the MP?": not "people who walk"
         ),
         ("name",),
     ),
@@ -357,9 +357,9 @@ DESCRIBING = r"(?:(?!of\b|the\b|my\b|our\b|your\b|their\b|his\b|her\b)[a-z-]+,?\
 LIST_CUE = _pattern(
     rf"\b(?:what|which)\s+(?:(?:are|were)\s+(?:the\s+|some\s+|any\s+)?(?:\w+\s+)?|(?:of\s+the\s+)?|{MODIFIER}){PLURAL}"
     rf"|\b(?:any|some|a few|several|top|best|main|must-see)\s+{DESCRIBING}{PLURAL}|\bmust-sees?\b"
-    r"|\bwhat(?:'s|’s| is| else is)? there to\b|\bworth (?:seeing|doing|visiting|a visit)\b|\bhighlights?\b|\bnot (?:to )?miss\b"
+    r"|\bwhat(?:['’]?s| is| else is)? there to\b|\bworth (?:seeing|doing|visiting|a visit)\b|\bhighlights?\b|\bnot (?:to )?miss\b"
     r"|\bwhat (?:can|could|should) (?:i|we|you|one) (?:do|see|visit)\b|\blist\b|\b(?:things|places|ideas) (?:to|for)\b"
-    r"|\bwhat(?:'s|’s| is)? (?:\w+\s+)?to (?:do|see|visit)\b|\bwhat .{0,40}s\s+are there\b|\bwhat (?:kinds?|sorts?|types?) of\b|\bon offer\b"
+    r"|\bwhat(?:['’]?s| is)? (?:\w+\s+)?to (?:do|see|visit)\b|\bwhat .{0,40}s\s+are there\b|\bwhat (?:kinds?|sorts?|types?) of\b|\bon offer\b"
     r"|^(?:please\s+)?(?:name|suggest|recommend|tell me (?:about\s+)?(?:the|some|what)|give me)\b"
     r"|\b(?:can|could|would) you (?:please )?(?:suggest|recommend|name)\b|\boptions\b"
     r"|\bwhere (?:can|could|should|do|does|to|might) (?:\w+\s+){0,2}(?:eat|drink|stay|sleep|shop|get (?:food|a meal|a drink)|go for)\b"
@@ -368,7 +368,7 @@ LIST_CUE = _pattern(
 
 # A question after sightseeing, however worded: what a guide's "What to see" section is for.
 SIGHTSEEING = _pattern(
-    r"\b(?:things|anything|something|stuff|much|what) (?:else |more )?to (?:\w+ly )?(?:do|see|visit)\b|\bwhat(?:'s|’s| is)? there to (?:\w+ly )?(?:do|see)\b"
+    r"\b(?:things|anything|something|stuff|much|what) (?:else |more )?to (?:\w+ly )?(?:do|see|visit)\b|\bwhat(?:['’]?s| is)? there to (?:\w+ly )?(?:do|see)\b"
     r"|\bworth (?:doing|seeing|visiting|a visit)\b"
     r"|\bsights?(?:eeing)?\b|\battractions?\b|\bhighlights?\b|\bactivities\b|\bmust-sees?\b"
     r"|\bwhat (?:can|could|should|shall) (?:i|we|you|one) (?:go (?:and|to) )?(?:do|see|visit|look at|check out)\b"

@@ -1,6 +1,6 @@
 """A question word that neither the guides nor the embedding model's vocabulary holds, read as the guides' word one typing
 slip away ("resturants" -> "restaurants"): a slip otherwise matches no keyword, and the answerer finds the section it
-asks about nowhere. A contraction typed without its apostrophe ("whats") is read with it, as a slip."""
+asks about nowhere."""
 
 from __future__ import annotations
 
@@ -13,15 +13,6 @@ SLIP_MIN_LETTERS = 7
 each one slip from a guide word ("prices", "double", "point") on the fitted questions (session 32)."""
 SWAP_MIN_LETTERS = 5
 """Two neighbouring letters swapped ("musuem", "bakrey") reads as a slip from this length: it rarely makes another word."""
-APOSTROPHE_DROPPED = {
-    word.replace("'", ""): word
-    for word in (
-        "what's where's when's how's who's that's there's isn't aren't wasn't weren't don't doesn't didn't can't won't "
-        "wouldn't couldn't shouldn't haven't hasn't i'm i've you're they're"
-    ).split()
-}
-"""Contractions typed without their apostrophe ("whats there to see"): read as written, so that what a question asks is
-read as it is with the apostrophe."""
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 TYPED_WORD = re.compile(r"[A-Za-z]+")
 
@@ -80,10 +71,6 @@ def find_slips(question: str, guide_words: Collection[str], english: Collection[
     for match in TYPED_WORD.finditer(question):
         typed = match.group()
         word = typed.lower()
-        if word in APOSTROPHE_DROPPED:
-            contraction = APOSTROPHE_DROPPED[word]
-            slips.append(Slip(typed, contraction[0].upper() + contraction[1:] if typed[0].isupper() or word in {"im", "ive"} else contraction))
-            continue
         if len(word) < SWAP_MIN_LETTERS or (typed != word and match.start() > 0):
             continue
         if is_a_word(word, guide_words) or is_a_word(word, english):

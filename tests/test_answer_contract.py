@@ -215,6 +215,12 @@ def test_a_list_across_the_towns_quotes_the_region_wide_section_ranked_first(ret
     assert all(street in answer.text for street in ("Corry Lane", "Fell Street", "Marine Terrace")), answer.text
 
 
+def test_a_sightseeing_question_typed_without_its_apostrophe_quotes_what_to_see(retriever) -> None:
+    """"Whats there to see" asks for the sights, as "What's there to see" does, not for the tearoom it names."""
+    answer = ask(retriever, "Whats there to see at Givens Mill apart from the tearoom?")
+    assert (answer.citations[0].file, answer.citations[0].section) == ("guide_givens_mill.md", "What to see")
+
+
 def test_a_list_question_quotes_its_section_nearly_whole(retriever) -> None:
     answer = ask(retriever, "Which towns can I reach by train?")
     sections = [(c.file, c.section) for c in answer.citations]
@@ -439,6 +445,7 @@ def test_a_list_question_ranks_the_section_its_heading_names_first(retriever) ->
         ("Is there much to see in Givens Mill?", True),
         ("We have a free afternoon in Halden Bay, what could we go and look at?", True),  # sights in other verbs
         ("what should I check out in marchwood", True),
+        ("whats there to do in pellew sands", True),  # "what's", its apostrophe not typed
         # words describing the plural, a request put as a question, "options"
         ("any easy, flat walks round here?", True),
         ("Can you recommend a few quiet pubs in Marchwood?", True),

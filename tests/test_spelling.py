@@ -13,8 +13,7 @@ from guide_tui.spelling import Slip, one_slip_away, respelt, swapped
     ("question", "slips"),
     [
         (SLIPPED, [("accomodation", "accommodation")]),
-        ("Whats the best resturant in Halden Bay?", [("Whats", "What's"), ("resturant", "restaurant")]),  # guides: "restaurants"
-        ("whats on in kestrelford? im there a day and dont drive", [("whats", "what's"), ("im", "I'm"), ("dont", "don't")]),
+        ("Whats the best resturant in Halden Bay?", [("resturant", "restaurant")]),  # the guides say only "restaurants"
         ("What are the opening hours of the musuem in Brightwater?", [("musuem", "museum")]),  # a swap: from 5 letters
         ("Accesible toilets on the Pellew Sands seafront?", [("Accesible", "accessible")]),  # first word, capitalised
         ("Is it pricey to eat in Marchwood?", []),  # short, and no swap: slang more often than a slip
@@ -33,12 +32,6 @@ def test_one_slip_is_a_letter_dropped_added_changed_or_swapped() -> None:
     assert {"at", "cart", "cut", "act"} <= near and "cat" not in near and "dog" not in near
     assert swapped("museum") >= {"muesum", "musuem"} and "museum" not in swapped("museum")
     assert respelt("the musuem, the musuems", [Slip("musuem", "museum")]) == "the museum, the musuems"  # whole words only
-
-
-def test_a_contraction_typed_without_its_apostrophe_asks_what_it_asks_with_it(retriever) -> None:
-    """"Whats there to see" asks for the sights, as "What's there to see" does, not for the tearoom it names."""
-    answer = answer_question(retriever, "Whats there to see at Givens Mill apart from the tearoom?", generator="extractive")
-    assert [(c.file, c.section) for c in answer.citations][0] == ("guide_givens_mill.md", "What to see")
 
 
 def test_the_slip_is_answered_as_the_word_meant_and_the_question_kept_as_asked(retriever) -> None:
