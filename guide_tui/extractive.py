@@ -1040,13 +1040,14 @@ def list_quotes(
 ) -> list[Candidate]:
     """For a question a section answers (quotes_a_section): the best sentences of the chunk whose heading the question
     names (named_section, the rank section_asked found; not one town's when the question names none and a region-wide
-    chunk ranks first), else of the highest-ranked chunk whose heading does not say the
-    opposite of the question (section_on_the_side_asked; a list is usually one section, "What to see"), then the best
-    sentence of each further chunk (the items of "which towns..." are spread over the towns' guides), none under a
-    heading that says the opposite, that the teacher finds nearly as close to the question (FILL_MARGIN) as the best
-    quoted one, and its second best if that is as close too."""
+    chunk ranks first), else of the highest-ranked chunk whose heading does not say the opposite of the question
+    (section_on_the_side_asked; a list is usually one section, "What to see"), then the best sentence of each further
+    chunk (the items of "which towns..." are spread over the towns' guides), none under a heading that says the opposite,
+    that the teacher finds nearly as close to the question (FILL_MARGIN) as the best quoted one, and its second best if
+    that is as close too."""
     top = min(ranked, key=lambda c: c.hit.rank)
-    if named_section is not None and not subject.towns and facts.guide_town(top.hit.ordinal) is None:
+    named = next((c for c in ranked if c.hit.rank == named_section), None)
+    if named is not None and not subject.towns and facts.guide_town(top.hit.ordinal) is None and facts.guide_town(named.hit.ordinal):
         named_section = None  # "which streets ... in each town?" ("food" names each town's "Eat and drink")
     chosen = named_section or section_on_the_side_asked(sides) or top.hit.rank
     quotes = [c for c in ranked if c.hit.rank == chosen][:LIST_QUOTES_FROM_TOP]
