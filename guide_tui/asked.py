@@ -293,10 +293,11 @@ def asked_kinds(question: str) -> list[tuple[str, ...]]:
 WH_WORDS = "how what when where which who whose why"
 AUXILIARIES = "is are was were do does did can could will would should shall has have"
 SUBJECTS = "i we you there it they he she the a an any this that these those my our your its one people visitors"
-QUESTION_OPENER = rf"(?:{WH_WORDS.replace(' ', '|')})\b|(?:{AUXILIARIES.replace(' ', '|')})\s+(?:{SUBJECTS.replace(' ', '|')}|[a-z]+ing)\b"
+ANY_WH, ANY_AUXILIARY, ANY_SUBJECT = (words.replace(" ", "|") for words in (WH_WORDS, AUXILIARIES, SUBJECTS))  # regex alternations
+QUESTION_OPENER = rf"(?:{ANY_WH})\b|(?:{ANY_AUXILIARY})\s+(?:{ANY_SUBJECT}|[a-z]+ing)\b"
 CONDITIONAL_QUESTION = (
-    rf"if\s[^?,]{{0,60}}?,?\s*\b(?:(?:{WH_WORDS.replace(' ', '|')})\s+(?:{AUXILIARIES.replace(' ', '|')}|far|long|much|many|often|early|late|time)"
-    rf"|(?:{AUXILIARIES.replace(' ', '|')})\s+(?:{SUBJECTS.replace(' ', '|')}))\b"
+    rf"if\s[^?,]{{0,60}}?,?\s*\b(?:(?:{ANY_WH})\s+(?:{ANY_AUXILIARY}|far|long|much|many|often|early|late|time)"
+    rf"|(?:{ANY_AUXILIARY})\s+(?:{ANY_SUBJECT}))\b"
 )
 """A question after its condition: "if the car parks are full, how far is the overflow lot?", "if we drive do we have to
 pay?" (not "if you asked someone who lives there": a question's "who" or "how" comes before its verb)."""
@@ -312,7 +313,7 @@ SHORTEST_PART = 3  # words, for a piece that opens like a question: "how early?"
 OPENS_A_QUESTION = re.compile(f"{QUESTION_OPENER}|{CONDITIONAL_QUESTION}", re.IGNORECASE)
 CONDITION = re.compile(r"if\b", re.IGNORECASE)
 """Opens a piece that only sets a condition ("if it rains"): it joins the question after it, or else the one before."""
-AUXILIARY = re.compile(rf"(?:{AUXILIARIES.replace(' ', '|')})\b", re.IGNORECASE)
+AUXILIARY = re.compile(rf"(?:{ANY_AUXILIARY})\b", re.IGNORECASE)
 REQUEST = re.compile(r"(?:please\s+)?(?:tell|name|list|give|recommend|suggest|show|explain|describe)\b", re.IGNORECASE)
 """Opens a request that stands as a part; any other piece that asks nothing ("trying to budget") is context for its neighbour."""
 
@@ -350,7 +351,7 @@ VALUE_PLURALS = "hours|times|prices|fares|costs|fees|charges|rates|days|months|m
 """Words ending in s that ask for one value ("what are the opening hours") or are a verb ("what does")."""
 PLURAL = rf"(?!(?:{VALUE_PLURALS})\b)[a-z][a-z-]{{2,}}(?<!ss)(?<!us)(?<!is)s\b"
 """A plural noun, any: "walks", "sights", "must-sees" (a list asked for by a noun no table names is still a list)."""
-MODIFIER = rf"(?!(?:{AUXILIARIES.replace(' ', '|')}|{SUBJECTS.replace(' ', '|')})\b)[a-z-]+\s+"
+MODIFIER = rf"(?!(?:{ANY_AUXILIARY}|{ANY_SUBJECT})\b)[a-z-]+\s+"
 """One word before the plural, no auxiliary or pronoun: "which back streets", not "what do tickets cost"."""
 DESCRIBING = r"(?:(?!of\b|the\b|my\b|our\b|your\b|their\b|his\b|her\b)[a-z-]+,?\s+){0,2}"
 """Up to two words describing a plural, no article or possessive: "any easy, flat walks", not "any of the trains"."""
