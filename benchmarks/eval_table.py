@@ -35,6 +35,7 @@ COLUMNS = [  # (heading, set, section of its report)
     ("quince 70 (session 38, measured once)", "quince", "all"),
     ("rowan 70 (session 38, measured once)", "rowan", "all"),
     ("sorrel 70 (session 38, measured once)", "sorrel", "all"),
+    ("tansy 70 (session 39, measured once)", "tansy", "all"),
 ]  # fmt: skip
 ANSWERABLE = ["direct", "paraphrase", "list", "multi_part", "yes_no"]
 UNANSWERABLE = [("near_miss", "near_miss refused"), ("false_premise", "false_premise handled"), ("out_of_scope", "out_of_scope refused")]
