@@ -29,11 +29,12 @@ NEGATING_PHRASES = re.compile(rf"\brather than\b|\bfar from\b|\binstead of\b|\bt
 "closer to Marchwood than to a village"."""
 NOT_NEGATING = re.compile(
     r"\b(?:no|not|nowhere|nothing|none)\b(?=(?:\s+[a-z'-]+){0,6}?\s+(?:more|further|longer|later|less) than\b)|\bnot (?:only|just)\b|\bno,"
-    r"|\bnothing else\b|\bnot much\b|\bno other\b|\bnot (?:all|every\w*)\b"
+    r"|\bnothing else\b|\bnot much\b|\bno other\b|\bnot (?:all|every\w*)\b|^\s*skip(?= the\b)"
 )
 """Negators that deny nothing the clause goes on to say: a bound ("no more than ten minutes", "nowhere is
 more than ten minutes" are "within ten"), "not only", an answering "No,", "not every" (some are, some not: a
-quantifier, see PARTIAL)."""
+quantifier, see PARTIAL), a bidding "Skip the ..." (advice to go without the thing, not a denial of what it is: "skip the
+expensive parking")."""
 DENYING_SIDES = ("open", "allowed")
 UNIVERSAL = re.compile(
     r"\b(?:all|every|everything|everywhere|everyone|always|never|without exception|anywhere)\b"
@@ -102,8 +103,9 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     ),
     "supply": (r"\bplentiful\b|\babundant\b|\beasy to find\b|\bplenty of (?:rooms|beds|space)\b", r"\bscarce\b|\bhard to find\b|\bin short supply\b"),
     "safe": (r"\bsafe(?:ly)?\b", r"\bdangerous\b|\bunsafe\b|\bhazardous\b|\brisky\b"),
-    "good": (
-        r"\bgood\b|\bbest\b|\bfinest\b|\bexcellent\b|\bpleasant\b|\bnice\b|\bgreat\b|\bstrong\b|\breliable\b|\bdelicious\b|\bdecent\b|\bsuperb\b|\blovely\b"
+    "good": (  # "best to" is advice ("it's best to check the dates"), not the best of something
+        r"\bgood\b|\bbest\b(?! to\b)|\bfinest\b|\bexcellent\b|\bpleasant\b|\bnice\b|\bgreat\b|\bstrong\b|\breliable\b|\bdelicious\b"
+        r"|\bdecent\b|\bsuperb\b|\blovely\b"
         r"|\bbetter\b(?= (?:than|value|food|choice|option|bet)\b)",
         r"\bbad\b|\bpoor(?:ly)?\b|\bweak\b|\bpatchy\b|\bunreliable\b|\bunpleasant\b|\bunremarkable\b|\bawful\b|\bdispiriting\b"
         r"|\bworse\b|\bworst\b|\bdisappointing\b|\bmediocre\b|\bdull\b|\boverrated\b|\bunderwhelming\b|\bmissable\b",

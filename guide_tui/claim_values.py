@@ -370,6 +370,9 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
 
 PER_DAY = re.compile(rf"(?:\b(?:{NUMBER}) [a-z]+s|\btimes|\btwice|\bonce)\s+$")
 """"daily" after a count of things is a rate, as "a day" is ("seven trains daily"), not every day of the week."""
+COUNT_BEFORE = re.compile(rf"\b(?:{NUMBER})\s+$")
+THINGS_AFTER = re.compile(r"\s+[a-z]+s\b")
+""""daily" between a count and its things is a rate too ("four daily buses")."""
 
 CLOSING_BEFORE = re.compile(r"\b(?:clos\w*|shut\w*)\s+$")
 DAY_AFTER = re.compile(rf"\s+(?:on\s+)?(?:a\s+)?{DAY_NAME}\b")
@@ -412,7 +415,10 @@ def values_in(sentence: str) -> list[Value]:
                 continue
             if kind == "month" and match.group(0) == "fall" and not SEASON_FALL.search(lowered[max(0, start - 12) : start]):
                 continue
-            if kind == "day" and match.group(0) == "daily" and PER_DAY.search(lowered[max(0, start - 40) : start]):
+            if kind == "day" and match.group(0) == "daily" and (
+                PER_DAY.search(lowered[max(0, start - 40) : start])
+                or (COUNT_BEFORE.search(lowered[max(0, start - 20) : start]) and THINGS_AFTER.match(lowered, end))
+            ):
                 continue
             if kind == "clock" and match.group(0) == "all day" and closes_whole_day(lowered, start, end):
                 continue

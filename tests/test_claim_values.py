@@ -166,6 +166,7 @@ def test_words_that_look_like_days_or_numbers_are_not_values():
 def test_daily_after_a_count_is_a_rate_not_every_day():
     assert [(v.kind, v.text) for v in values_in("There are seven trains daily, and the bus runs four times daily.")] == [("count", "seven"), ("count", "four")]
     assert [(v.kind, v.text) for v in values_in("The tearoom is open 10 to 4 daily.")][-1] == ("day", "daily")
+    assert [(v.kind, v.text) for v in values_in("Monday to Friday there are four daily buses.")] == [("day", "Monday to Friday"), ("count", "four")]
 
 
 def test_all_day_between_closing_and_a_day_is_the_whole_day_not_a_time():
@@ -209,6 +210,7 @@ def test_a_count_keeps_what_it_counts():
         ("Parking is free for two hours, an unusually generous arrangement", False),  # "unusually": very, no denial
         ("Drivers pay nothing to park for two hours in town", False),  # "nothing" is the side's own wording
         ("There is no charge to enter the museum", False),
+        ("Buses skip the village on Sundays", True),
     ],
 )
 def test_denials_are_read_from_the_negators(clause, negative):
@@ -256,6 +258,7 @@ def test_denials_are_read_from_the_negators(clause, negative):
         ("an open-air market", "indoors", {-1}),
         ("closed for two hours either side of low water", "tide", {1}),
         ("closed for two hours before and after high water", "tide", {-1}),
+        ("skip the expensive metered parking", "price", {-1}),  # a bidding to go without it, no denial of what it is
     ],
 )
 def test_a_clause_takes_a_side_of_an_opposite_pair(clause, concept, sides):
@@ -293,6 +296,7 @@ def test_a_text_takes_sides_clause_by_clause(text, sides):
         ("an open-air market", "open"),
         ("go straight ahead at the bridge", "booking"),
         ("buses running every hour", "running"),
+        ("it's best to check the dates before you book", "good"),  # advice, not the best of something
     ],
 )
 def test_words_that_only_look_like_a_side_take_none(clause, concept):
