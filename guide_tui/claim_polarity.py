@@ -95,7 +95,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     ),
     "busy": (
         r"\bbus(?:y|ier|iest)\b|\bcrowd(?:s|ed)\b|\bpacked\b|\bbustling\b|\bhectic\b|\bheaving\b|\bovercrowded\b"
-        r"|\blively\b|\bnois(?:y|ier|iest)\b|\bloud(?:er|est)?\b|\bfills?\b|\bfully booked\b"
+        r"|\blivel(?:y|ier|iest)\b|\bnois(?:y|ier|iest)\b|\bloud(?:er|est)?\b|\bfills?\b|\bfully booked\b"
         # "full by 10am", not "a full hospital"
         r"|\bfull\b(?=\s*(?:[.,;:!?]|$|(?:by|up|to|of|at|on|in|from|during|until|till|throughout|and|or|but|so|with|before|after|for)\b))",
         r"\bquiet(?:er|est)?\b|\bempty\b|\bdeserted\b|\bcalm\b|\bpeaceful\b|\btranquil\b|\bsleepy\b|\buncrowded\b"
@@ -119,7 +119,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "icy": (r"\bices? over\b|\bicy\b|\biced\b|\bfreezes?\b|\bfrozen over\b", r"\bclear of ice\b|\bice-free\b|\bfree of ice\b|\bthawed\b"),
     "continuous": (r"\bcontinuous(?:ly)?\b|\bnon-?stop\b|\bunbroken\b|\buninterrupted\b", r"\bbreaks?\b|\binterrupted\b|\bpaused?\b"),
     "steady": (r"\bsteady\b|\bstable\b|\bconstant\b|\bunchanged\b", r"\bchanges?\b|\bvar(?:y|ies)\b|\bfluctuates?\b"),
-    "size": (r"\blarg(?:e|er|est)\b|\bbig(?:ger|gest)?\b", r"\bsmall(?:er|est)?\b|\blittle\b"),
+    "size": (r"\blarg(?:e|er|est)\b|\bbig(?:ger|gest)?\b", r"\bsmall(?:er|est)?\b|\blittle\b|\bshr(?:inks?|ank|unk)\b"),  # "the market shrinks"
     "early": (r"\bearl(?:y|ier|iest)\b", r"\blate(?:r|st)?\b"),
     "distance": (
         r"\bnear(?:by|er)?\b(?! enough)|\bclose by\b"

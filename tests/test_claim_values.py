@@ -259,6 +259,8 @@ def test_denials_are_read_from_the_negators(clause, negative):
         ("closed for two hours either side of low water", "tide", {1}),
         ("closed for two hours before and after high water", "tide", {-1}),
         ("skip the expensive metered parking", "price", {-1}),  # a bidding to go without it, no denial of what it is
+        ("in August the town is at its liveliest", "busy", {1}),
+        ("the market shrinks a great deal in winter", "size", {-1}),  # against "at its biggest"
     ],
 )
 def test_a_clause_takes_a_side_of_an_opposite_pair(clause, concept, sides):
