@@ -124,9 +124,10 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "distance": (
         r"\bnear(?:by|er)?\b(?! enough)|\bclose by\b"
         r"|\bclose to\b(?! (?:\d|a |an |one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred|half|the public))"
-        r"|\bwithin (?:easy )?walking distance\b|\bnext door\b|\ba short (?:walk|stroll|hop)\b|\badjacent\b|\bnext to each other\b|\bside by side\b",
+        r"|\bwithin (?:easy )?walking distance\b|\bnext door\b|\ba short (?:walk|stroll|hop)\b|\badjacent\b|\bnext to each other\b|\bside by side\b"
+        r"|\bclose together\b",
         r"\bfar\b(?<!\bas far)(?<!\bso far)(?<!\bby far)(?! (?:more|less|better|worse|too|from|[a-z]+er)\b)|\bfarther\b|\bfurther away\b"
-        r"|\ba long way\b|\bdistant\b|\bremote\b",
+        r"|\ba long way\b|\bdistant\b|\bremote\b|\b(?:miles|spread|far|well) apart\b",
     ),
     "charge": (
         r"\bfree\b(?<!-free)(?<!\bfeel free)(?!-| of\b)|\bfree of charge\b|\bno (?:charge|fee)\b|\b(?:costs?|pay|pays|paying) nothing\b|\bwithout charge\b",

@@ -261,6 +261,8 @@ def test_denials_are_read_from_the_negators(clause, negative):
         ("skip the expensive metered parking", "price", {-1}),  # a bidding to go without it, no denial of what it is
         ("in August the town is at its liveliest", "busy", {1}),
         ("the market shrinks a great deal in winter", "size", {-1}),  # against "at its biggest"
+        ("the villages sit close together", "distance", {1}),
+        ("the villages are two to four miles apart", "distance", {-1}),
     ],
 )
 def test_a_clause_takes_a_side_of_an_opposite_pair(clause, concept, sides):
