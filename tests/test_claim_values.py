@@ -263,6 +263,8 @@ def test_denials_are_read_from_the_negators(clause, negative):
         ("the market shrinks a great deal in winter", "size", {-1}),  # against "at its biggest"
         ("the villages sit close together", "distance", {1}),
         ("the villages are two to four miles apart", "distance", {-1}),
+        ("you can park wherever you like on the headland", "allowed", {1}),  # against "banned elsewhere"
+        ("the observatory welcomes day visitors", "allowed", {1}),
     ],
 )
 def test_a_clause_takes_a_side_of_an_opposite_pair(clause, concept, sides):
