@@ -73,7 +73,10 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"|\bclose (?:early|down|completely|altogether|entirely)\b|\bshut(?:s|ting)?\b|\blocked\b"
         r"|\bshuts? down\b|\blimited (?:hours|times|opening hours)\b",
     ),
-    "allowed": (r"\ballowed\b|\bpermitted\b|\bwelcom(?:e|es|ing)\b|\b(?:wherever|anywhere) you (?:like|want|please)\b", r"\bbanned\b|\bforbidden\b|\bprohibited\b|\bban\b"),
+    "allowed": (
+        r"\ballowed\b|\bpermitted\b|\bwelcom(?:e|es|ing)\b|\b(?:wherever|anywhere) you (?:like|want|please)\b",
+        r"\bbanned\b|\bforbidden\b|\bprohibited\b|\bban\b",
+    ),
     "price": (
         r"\bcheap(?:er|est)?\b|\bcosts? (?:\w+ ){0,3}less\b|\bless expensive\b|\bleast expensive\b"
         r"|\b(?:good|better|great|decent|fair|reasonable|excellent) value\b|\binexpensive\b|\baffordable\b|\bbargain\b"
