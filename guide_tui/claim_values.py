@@ -378,6 +378,14 @@ CLOSING_BEFORE = re.compile(r"\b(?:clos\w*|shut\w*)\s+$")
 DAY_AFTER = re.compile(rf"\s+(?:on\s+)?(?:a\s+)?{DAY_NAME}\b")
 
 
+def daily_is_a_rate(lowered: str, start: int, end: int) -> bool:
+    """Is "daily" a count per day ("seven trains daily", "four daily buses"), not every day of the week?"""
+    return bool(
+        PER_DAY.search(lowered[max(0, start - 40) : start])
+        or (COUNT_BEFORE.search(lowered[max(0, start - 20) : start]) and THINGS_AFTER.match(lowered, end))
+    )
+
+
 def closes_whole_day(lowered: str, start: int, end: int) -> bool:
     """Is "all day" between closing and a day ("closed all day Sunday" is "closed on Sundays"), so no time of day?"""
     return bool(CLOSING_BEFORE.search(lowered[max(0, start - 20) : start]) and DAY_AFTER.match(lowered, end))
@@ -415,10 +423,7 @@ def values_in(sentence: str) -> list[Value]:
                 continue
             if kind == "month" and match.group(0) == "fall" and not SEASON_FALL.search(lowered[max(0, start - 12) : start]):
                 continue
-            if kind == "day" and match.group(0) == "daily" and (
-                PER_DAY.search(lowered[max(0, start - 40) : start])
-                or (COUNT_BEFORE.search(lowered[max(0, start - 20) : start]) and THINGS_AFTER.match(lowered, end))
-            ):
+            if kind == "day" and match.group(0) == "daily" and daily_is_a_rate(lowered, start, end):
                 continue
             if kind == "clock" and match.group(0) == "all day" and closes_whole_day(lowered, start, end):
                 continue
