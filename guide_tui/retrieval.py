@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import math
 import re
+import threading
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -415,6 +416,9 @@ class Retriever:
         self._headings: dict[str, np.ndarray] = {}
         self._static_headings: np.ndarray | None = None
         self._question_vectors: dict[str, np.ndarray] = {}
+        self._encoding_question = threading.Lock()
+        """One question encoded at a time (prepare runs in another thread): a retrieve waits for the same question's
+        vector being made rather than making it a second time beside it."""
         self._openings: dict[str, set[str]] | None = None
 
     @property
@@ -489,12 +493,28 @@ class Retriever:
 
     def question_vector(self, question: str) -> np.ndarray:
         """The question's teacher vector, kept (QUESTION_VECTORS_KEPT): it depends on no knob."""
-        vector = self._question_vectors.get(question)
-        if vector is None:
-            if len(self._question_vectors) >= QUESTION_VECTORS_KEPT:
-                self._question_vectors.clear()
-            vector = self._question_vectors[question] = self.teacher_encode([question])[0]
+        with self._encoding_question:
+            vector = self._question_vectors.get(question)
+            if vector is None:
+                if len(self._question_vectors) >= QUESTION_VECTORS_KEPT:
+                    self._question_vectors.clear()
+                vector = self._question_vectors[question] = self.teacher_encode([question])[0]
         return vector
+
+    def prepare(self, question: str) -> None:
+        """Make the question's teacher vector ahead of retrieve (kept: question_vector), for the question as ranking
+        reads it: the app calls this while a question is being typed, so Enter does not wait for the encoding."""
+        question = clean_question(question)
+        if question and self.teacher is not None:
+            self.question_vector(self.read(question)[0])
+
+    def read(self, question: str) -> tuple[str, list[Slip], ImpliedPlace | None]:
+        """The cleaned question as ranking reads it, its typing slips respelt and a place it describes read in; with
+        those slips and that place."""
+        slips = self.slips(question)
+        respelt_question = respelt(question, slips)
+        implied = self.implied_place(respelt_question)
+        return read_in(respelt_question, implied), slips, implied
 
     def slips(self, question: str) -> list[Slip]:
         """The question's typing slips (spelling.find_slips), against the guides' words and the model's English words."""
@@ -677,10 +697,7 @@ class Retriever:
         if not question:
             return Retrieval(question, [], Gate(1.0, cutoff, False, self.index.cutoff))
         asked = question
-        slips = self.slips(question)
-        question = respelt(question, slips)
-        implied = self.implied_place(question)
-        question = read_in(question, implied)
+        question, slips, implied = self.read(question)
         ranked = self.ranking(question)
         distances, best_unit = ranked.distances, ranked.best_unit
         hits = [

@@ -20,7 +20,7 @@ from guide_tui.answers import REFUSAL, Answer, Citation
 from guide_tui.claims import Flag
 from guide_tui.indexes import BUNDLED_CORPUS, BUNDLED_INDEX, MANIFEST
 from guide_tui.questions import load_questions
-from guide_tui.retrieval import MAX_QUESTION_CHARS, printable
+from guide_tui.retrieval import MAX_QUESTION_CHARS, Retriever, printable
 from guide_tui.tui.app import EXIT_AFTER_ENV, GuideApp
 from guide_tui.tui.screens import IndexErrorScreen
 from guide_tui.tui.terminal import terminal_hung_up
@@ -80,6 +80,24 @@ async def test_typing_a_question_and_enter_fills_the_table_and_the_answer(retrie
         answer = text_of(app, "#answer-text")
         assert "11am" in answer and "Sources" in answer and "guide_kestrelford.md" in answer
         assert app.query_one("#question", Input).value == BAKERY  # no lost work
+
+
+async def test_the_question_being_typed_is_encoded_before_enter(bundled_index, retriever):
+    """Each key hands the field's text to the prefetch thread: by Enter the teacher has encoded the question, so the
+    table waits for no encoding (and is the table retrieve gives)."""
+    own = Retriever(bundled_index)
+    app = GuideApp(generator="extractive", retriever=own)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*BAKERY)
+        read_as = own.read(BAKERY)[0]
+        await wait_for(pilot, lambda: read_as in own._question_vectors, "the typed question encoded before Enter")
+        encoded = dict(own._question_vectors)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert own._question_vectors[read_as] is encoded[read_as]  # the vector made while typing, not a new one
+        chunks = [c for c in table_chunks(app) if c != "cutoff"]
+        assert chunks == [hit.chunk.chunk_id for hit in retriever.retrieve(BAKERY).hits]
 
 
 async def test_the_table_fills_before_the_answer_streams(retriever, fake_ollama):

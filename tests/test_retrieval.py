@@ -19,7 +19,7 @@ from guide_tui.cli import main
 from guide_tui.inspection import explain
 from guide_tui.questions import load_questions
 from guide_tui.report import retrieval_table
-from guide_tui.retrieval import REGION_LIST_LET_IN, TOP_K, best_teacher, place_guides, query_analyzer
+from guide_tui.retrieval import REGION_LIST_LET_IN, TOP_K, Retriever, best_teacher, place_guides, query_analyzer
 
 LABELLED = load_questions()
 BY_ID = {q.id: q for q in LABELLED.questions}
@@ -348,3 +348,24 @@ def test_retrieve_reads_questions_from_a_file(tmp_path, capsys) -> None:
     assert main(["retrieve", "--json", "--from", str(source)]) == 0
     objects = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [o["gate"]["passed"] for o in objects] == [True, False]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What are the opening hours of the musuem in Brightwater?", "Where can I stay on the headland?", "  When does the   bakery sell out? "],
+)
+def test_prepare_makes_the_vector_retrieve_ranks_with(bundled_index, retriever, question: str, monkeypatch) -> None:
+    """The app prepares the question being typed: a slip respelt, a described place read in, spaces cleaned, as
+    retrieve reads it, so retrieve after prepare encodes nothing and ranks exactly as without prepare."""
+    prepared = Retriever(bundled_index)
+    prepared.prepare(question)
+
+    def no_second_encoding(texts):
+        raise AssertionError(f"encoded again: {texts}")
+
+    monkeypatch.setattr(prepared, "teacher_encode", no_second_encoding)
+    expected = retriever.retrieve(question)
+    found = prepared.retrieve(question)
+    assert [hit.chunk.chunk_id for hit in found.hits] == [hit.chunk.chunk_id for hit in expected.hits]
+    # to float32's last digits: headings are encoded in batches, whose padding depends on the questions asked before
+    assert [hit.teacher_similarity for hit in found.hits] == pytest.approx([hit.teacher_similarity for hit in expected.hits], abs=1e-6)

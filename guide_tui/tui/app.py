@@ -89,6 +89,7 @@ class GuideApp(App):
         self.index_error: IndexLoadError | None = None
         self.run_id = 0
         self.answer_stop = threading.Event()  # set: the answering thread closes its Ollama stream
+        self.prefetcher = background.Prefetcher()  # the question being typed, encoded before Enter
         self.exit_after = environment().exit_after
         self.terminal_fd: int | None = None  # run_app sets it: the app quits when that terminal hangs up
         self.status = StatusLine(self.index_dir, generator, built_label, clock, id="status")
@@ -182,6 +183,11 @@ class GuideApp(App):
 
     def refresh_status(self) -> None:
         self.status.redraw()
+
+    @on(Input.Changed, "#question")
+    def question_changed(self, event: Input.Changed) -> None:
+        if self.retriever is not None and event.value.strip():
+            self.prefetcher.offer(self.retriever, event.value)
 
     @on(Input.Submitted, "#question")
     def question_submitted(self, event: Input.Submitted) -> None:

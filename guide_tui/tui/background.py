@@ -55,6 +55,34 @@ def answer_with(
     )
 
 
+class Prefetcher:
+    """The question being typed, encoded by the teacher in one daemon thread (Retriever.prepare), the latest text
+    only: the keys are not held up, and Enter finds the question's vector made."""
+
+    def __init__(self) -> None:
+        self.latest: tuple[Retriever, str] | None = None
+        self.wake = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def offer(self, retriever: Retriever, text: str) -> None:
+        """Encode this text next, instead of any text offered before it and not yet begun."""
+        self.latest = (retriever, text)
+        self.wake.set()
+        if self.thread is None:
+            self.thread = threading.Thread(target=self.run, name="guide-tui prefetch", daemon=True)
+            self.thread.start()
+
+    def run(self) -> None:
+        while True:
+            self.wake.wait()
+            self.wake.clear()
+            retriever, text = self.latest
+            try:
+                retriever.prepare(text)
+            except Exception:  # noqa: BLE001 - only a head start: Enter meets the same fault and says so on screen
+                pass
+
+
 WARM_UP_QUESTION = "When does the Kestrelford bakery sell out?"
 
 
