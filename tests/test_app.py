@@ -100,6 +100,24 @@ async def test_the_question_being_typed_is_encoded_before_enter(bundled_index, r
         assert chunks == [hit.chunk.chunk_id for hit in retriever.retrieve(BAKERY).hits]
 
 
+async def test_stepping_encodes_the_next_labelled_question_meanwhile(bundled_index, retriever):
+    """F4 shows a labelled question and hands the one after it to the prefetch thread: the next F4 finds its vector made."""
+    own = Retriever(bundled_index)
+    questions = eval_questions()
+    app = GuideApp(generator="extractive", retriever=own, questions=questions)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f4")
+        await settle(pilot)
+        following = own.read(questions[1].text)[0]
+        await wait_for(pilot, lambda: following in own._question_vectors, "the next labelled question encoded before F4")
+        made = own._question_vectors[following]
+        await pilot.press("f4")
+        await settle(pilot)
+        assert own._question_vectors[following] is made
+        assert app.query_one("#question", Input).value == questions[1].text
+
+
 async def test_the_table_fills_before_the_answer_streams(retriever, fake_ollama):
     from fake_ollama import QUESTION
 

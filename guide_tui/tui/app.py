@@ -186,7 +186,7 @@ class GuideApp(App):
 
     @on(Input.Changed, "#question")
     def question_changed(self, event: Input.Changed) -> None:
-        if self.retriever is not None and event.value.strip():
+        if self.retriever is not None and event.value.strip() and event.value != self.asked_text:  # not a question just asked
             self.prefetcher.offer(self.retriever, event.value)
 
     @on(Input.Submitted, "#question")
@@ -411,6 +411,9 @@ class GuideApp(App):
         field.value = question.text
         field.cursor_position = len(question.text)  # typing goes on at its end, not where the last question's cursor was
         self.ask(question.text)
+        following = self.eval.questions[self.eval.position + 1 : self.eval.position + 2]
+        if following and self.retriever is not None:  # F4 is the likeliest next key: its question is encoded meanwhile
+            self.prefetcher.offer(self.retriever, following[0].text)
         if self.eval.position != position:  # kept within the list: F3 on the first, F4 on the last; said why nothing moved
             self.say(f"This is the {'first' if position < 0 else 'last'} of the {len(self.eval.questions)} labelled questions.")
 
