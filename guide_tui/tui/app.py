@@ -265,8 +265,10 @@ class GuideApp(App):
     def show_answer(self, run_id: int, answer: Answer) -> None:
         if run_id != self.run_id:
             return
+        streamed = self.stream is not None
         self.status.answer_ended(answer)
-        self.refresh_bindings()
+        if streamed:  # Esc (stop) leaves the footer; a footer rebuilt after every extractive answer would cost a frame
+            self.refresh_bindings()
         self.main.query_one("#answer", AnswerPanel).finish(answer)
         self.main.query_one("#eval", EvalBar).record(self.retriever, answer)
         self.main.show_answer(answer)
