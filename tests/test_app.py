@@ -118,6 +118,19 @@ async def test_stepping_encodes_the_next_labelled_question_meanwhile(bundled_ind
         assert app.query_one("#question", Input).value == questions[1].text
 
 
+async def test_an_extractive_answer_leaves_the_footer_as_it_is(retriever):
+    """No key comes or goes when an extractive answer ends, so the footer is not rebuilt (its keys stay the same widgets)."""
+    from textual.widgets._footer import FooterKey
+
+    app = GuideApp(generator="extractive", retriever=retriever)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        keys = list(app.screen.query(FooterKey))
+        await ask(pilot, BAKERY)
+        assert "11am" in text_of(app, "#answer-text")
+        assert keys and list(app.screen.query(FooterKey)) == keys
+
+
 async def test_the_table_fills_before_the_answer_streams(retriever, fake_ollama):
     from fake_ollama import QUESTION
 
