@@ -35,7 +35,9 @@ class Terminal:
         """Read whatever the program writes for up to `seconds` (its writes block if nobody reads)."""
         import select
 
-        if select.select([self.master], [], [], seconds)[0]:
+        watch = select.poll()  # not select.select, which cannot watch a descriptor numbered 1024 or above
+        watch.register(self.master, select.POLLIN)
+        if watch.poll(seconds * 1000):
             try:
                 self.output += os.read(self.master, 65536)
             except OSError:  # the terminal closed with the process
