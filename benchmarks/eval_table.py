@@ -37,6 +37,7 @@ COLUMNS = [  # (heading, set, section of its report)
     ("sorrel 70 (session 38, measured once)", "sorrel", "all"),
     ("tansy 70 (session 39, measured once)", "tansy", "all"),
     ("umber 70 (session 40, measured once)", "umber", "all"),
+    ("vetch 70 (session 41, measured once)", "vetch", "all"),
 ]  # fmt: skip
 ANSWERABLE = ["direct", "paraphrase", "list", "multi_part", "yes_no"]
 UNANSWERABLE = [("near_miss", "near_miss refused"), ("false_premise", "false_premise handled"), ("out_of_scope", "out_of_scope refused")]
