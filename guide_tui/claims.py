@@ -912,15 +912,21 @@ def pairing_problem(clause: Clause, related: list[Said]) -> tuple[str, str, Said
                 continue
             if any(not any(v.kind == b.kind for v in c.values) and any(b.matches(v) for v in s.values) for c, s in together):
                 continue  # a sentence gives both, the clause of one with no value of the other's kind: tied by the sentence
+            if any(b.matches(v) for c, s in together for d in untied_clauses(s, a) for v in d.values):
+                continue  # one sentence gives both, the other in a clause with none of the first's kind ("four villages ... and climbs 500 metres")
             in_a_holder = any(b.matches(v) for _, s in together for v in s.values)
             for c, sentence in together:
                 others = [v.text for v in c.values if v.kind == b.kind]
                 if not others and not in_a_holder:  # the clause gives no such value: its sentence's are tied to it
                     others = [v.text for v in sentence.values if v.kind == b.kind]
-                untied = [d for d in sentence.clauses if not any(v.kind == a.kind for v in d.values)]
-                if others and not any(b.matches(v) for d in untied for v in d.values):
+                if others:
                     return ("value", f'gives "{a.text}" with "{b.text}", where the guide gives it with "{" / ".join(others)}"', sentence)
     return None
+
+
+def untied_clauses(sentence: Said, value: Value) -> list[Clause]:
+    """The clauses of a sentence with no value of the value's kind: what they give is tied to the whole sentence."""
+    return [d for d in sentence.clauses if not any(v.kind == value.kind for v in d.values)]
 
 
 def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: ClaimSettings) -> tuple[str, str, Said] | None:

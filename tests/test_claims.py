@@ -529,6 +529,8 @@ PARAPHRASES = [
     ("How long is the drive to Kestrelford?", "The drive from Brightwater to Kestrelford is about an hour [guide_kestrelford.md]."),
     ("How do I get around Marchwood?",  # a count of lines beside intervals whose unit is left off
      "Marchwood's four tram lines run until midnight, every 8 minutes on weekdays and every 15 at weekends [guide_marchwood.md]."),
+    ("How hard is the Corry Vale circuit?",  # "four" tied to "500 metres" by the guide's sentence, "eleven miles" by another's
+     "The circuit through three of Corry Vale's four villages is roughly nine miles long with five hundred metres of climbing [guide_corry_vale.md]."),
     # a denial carried over a comma, one scoped to the thing denied, a prefix, a determiner before a side
     ("Is there anywhere to stay near Kestrelford?", "There is no accommodation of any kind within four miles of Kestrelford [guide_kestrelford.md]."),
     ("Can I swim at Elder Ness?",
