@@ -1263,7 +1263,7 @@ def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]], claim: Sai
     if clause.polarity.exclusive:
         return None
     spoken = spoken_of(clause)
-    own = stems_of(clause.denied_words) if mine else spoken
+    own = stems_of(clause.denied_words) if mine else spoken - stems_of(clause.denied_words)  # "closer to X than to a village" affirms no village
     if len(spoken) < 2 and not RELATIVE_OPENING.match(clause.text):  # "Outside the pubs' hours, | you can still get a meal"
         before = next((claim.clauses[:n] for n, c in enumerate(claim.clauses) if c is clause), [])
         spoken = spoken.union(*(spoken_of(c) for c in before))

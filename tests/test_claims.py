@@ -499,6 +499,8 @@ PARAPHRASES = [
     # a negated antonym, a verb that denies, an added way of doing what the guide says, a value tied by its sentence
     ("When is Brightwater busiest?", "From late September to November, Brightwater is never quiet [guide_brightwater.md]."),
     ("Is there anything to see near Marchwood station?", "Hardly anything worth seeing is near Marchwood's station [guide_marchwood.md]."),
+    ("Is eating on Pump Street in Thornby Wells expensive?",  # what a comparison sets aside is not affirmed
+     "Expect Pump Street prices closer to Marchwood's than to what you'd pay in a village [guide_thornby_wells.md]."),
     ("Is seafront parking in Pellew Sands cheap?", "Seafront parking in Pellew Sands is metered and far from cheap [guide_pellew_sands.md]."),
     ("Where do I catch a coach in Brightwater?",
      "Long-distance coaches skip the station and pull in on Verrill Street instead [guide_brightwater.md]."),
