@@ -440,7 +440,6 @@ def values_in(sentence: str) -> list[Value]:
 
 
 THE_BEFORE = re.compile(r"\bthe\s+$")
-COUNT_BEFORE = re.compile(rf"\b(?:{NUMBER})\s+$")
 
 
 OUTSIDE_BEFORE = re.compile(r"\boutside\s+(?:of\s+)?(?:the\s+)?$")
