@@ -762,7 +762,7 @@ def test_a_question_taking_for_granted_what_the_place_has_none_of_is_answered_wi
     "question, section",
     [
         ("things to do in halden bay", "What to see"),  # "When to go" ranks first: "most things are closed"
-        ("Things to actually do in Pellew Sands beyond the arcades?", "What to see"),  # an adverb in "things to do"
+        ("Things to actually do in Pellew Sands beyond the pier?", "What to see"),  # an adverb in "things to do"
         ("What can I do on a rainy day in Marchwood?", "What to see"),
         ("What is there to do in Halden Bay apart from eating fish?", "What to see"),  # "Eat and drink" ranks first
         ("What is there to really do in Pellew Sands for a weekend?", "What to see"),  # an adverb: "When to go" ranks first
