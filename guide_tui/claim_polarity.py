@@ -37,10 +37,11 @@ quantifier, see PARTIAL), a bidding "Skip the ..." (advice to go without the thi
 expensive parking")."""
 DENYING_SIDES = ("open", "allowed")
 UNIVERSAL = re.compile(
-    r"\b(?:all|every|everything|everywhere|everyone|always|never|without exception|anywhere)\b"
+    r"\b(?:all|every|everything|everywhere|everyone|always|never|without exception|anywhere|whole|entire|throughout)\b"
     r"(?! (?:day|days|week|weeks|weekend|weekends|year|years|night|nights|hour|hours|minutes?|morning|evening|other|half|quarter|\d))"
 )
-"""Words that say a thing holds with no exception ("every place", "always", "never"; not "every 30 minutes", "all year")."""
+"""Words that say a thing holds with no exception ("every place", "always", "never", "the whole of the winter"; not "every
+30 minutes", "all year")."""
 PARTIAL = re.compile(
     r"\b(?:most|mostly|many|several|usually|often|frequently|generally|largely|mainly|partly|sometimes|occasionally|rarely|seldom"
     r"|var(?:y|ies|ied)|much of|a few|(?:almost|nearly|virtually|practically|not) (?:all|every\w*|always|never|any\w*))\b"

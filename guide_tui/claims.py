@@ -1077,7 +1077,8 @@ def widened_claim(clause: Clause, claim: Said, pairs: list[tuple[float, Clause, 
     if claimed is None or PARTIAL.search(clause.polarity.text):
         return None
     score, closest, sentence = max(pairs, key=lambda p: p[0])
-    partial = PARTIAL.search(closest.polarity.text)
+    carried = [c for c in sentence.clauses if not c.free_words]  # "..., and is often closed": said of the sentence's subject
+    partial = next(filter(None, (PARTIAL.search(c.polarity.text) for c in [closest, *carried])), None)
     said = partial.group() if partial else None
     if said is None and not any(v.kind == "count" for v in claim.values):  # unless the claim counts too ("four buses a day, in every season")
         said = next((v.text for v in closest.values if v.kind == "count"), None)  # "the four busiest arrivals" are not every one

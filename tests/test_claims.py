@@ -264,6 +264,8 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "polarity", ['"every"', '"most"'], "Most places now take cards, but carrying some cash still helps at the market and in the smaller shops."),
         ("Where can I eat in Brightwater?", "Every Brightwater kitchen is closed on Sundays [guide_brightwater.md].",
          "polarity", ['"every"', '"many"'], "On Sundays many Brightwater kitchens close entirely."),
+        ("Can I walk the coastal path in winter?",  # "often" in a clause of nothing but what is said of the sentence's subject
+         "The coastal path is closed for the whole of the winter [guide_seasons.md].", "polarity", ['"whole"', '"often"'], None),
         # a comparison of two cases: what follows "than" takes the other side ("on the day" is the dearer case)
         ("Are train tickets cheaper if I book in advance?", "The cheapest train fares are the ones bought on the day [guide_regional_transport.md].",
          "polarity", ['"cheapest"', '"cheaper ... than when bought on the day" of the same case'],
