@@ -533,6 +533,10 @@ PARAPHRASES = [
     ("How long is the drive to Kestrelford?", "The drive from Brightwater to Kestrelford is about an hour [guide_kestrelford.md]."),
     ("How do I get around Marchwood?",  # a count of lines beside intervals whose unit is left off
      "Marchwood's four tram lines run until midnight, every 8 minutes on weekdays and every 15 at weekends [guide_marchwood.md]."),
+    ("Is the Givens Mill tour worth it?",  # "striking" and "display" for the guide's "impressive" and "exhibit"
+     "On every mill tour the machinery is running, and the noise makes it far more striking than a static display [guide_givens_mill.md]."),
+    ("Is the Brightwater mill museum good?",  # "section" for the guide's "part"
+     "The mill museum is well worth a visit, and its best section looks at how the town fared after the mill shut [guide_brightwater.md]."),
     ("How hard is the Corry Vale circuit?",  # "four" tied to "500 metres" by the guide's sentence, "eleven miles" by another's
      "The circuit through three of Corry Vale's four villages is roughly nine miles long with five hundred metres of climbing [guide_corry_vale.md]."),
     # a denial carried over a comma, one scoped to the thing denied, a prefix, a determiner before a side
