@@ -768,7 +768,9 @@ async def test_the_app_stays_responsive_while_ollama_is_silent(retriever, fake_o
     """Ollama streams a few words then goes quiet: the words show, typing still works, then the fallback."""
     from fake_ollama import QUESTION
 
-    reason = ollama_fault(fake_ollama, monkeypatch, "stall")
+    ollama_fault(fake_ollama, monkeypatch, "stall")
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", "3")  # the keys below must come before the timeout on a loaded machine
+    reason = "Ollama timed out after 3 s"
     app = GuideApp(generator="auto", retriever=retriever)
     async with app.run_test(size=SIZE) as pilot:
         field = await submit_and_go_on(pilot, QUESTION)
