@@ -916,7 +916,7 @@ def pairing_problem(clause: Clause, related: list[Said]) -> tuple[str, str, Said
                 continue
             if any(not any(v.kind == b.kind for v in c.values) and any(b.matches(v) for v in s.values) for c, s in together):
                 continue  # a sentence gives both, the clause of one with no value of the other's kind: tied by the sentence
-            if any(b.matches(v) for c, s in together for d in untied_clauses(s, a) for v in d.values):
+            if any(b.matches(v) for _, s in together for d in untied_clauses(s, a) for v in d.values):
                 continue  # one sentence gives both, the other in a clause with none of the first's kind ("four villages ... and climbs 500 metres")
             in_a_holder = any(b.matches(v) for _, s in together for v in s.values)
             for c, sentence in together:
@@ -1267,8 +1267,8 @@ def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]], claim: Sai
     mine = clause.polarity.negative
     if clause.polarity.exclusive:
         return None
-    spoken = spoken_of(clause)
-    own = stems_of(clause.denied_words) if mine else spoken - stems_of(clause.denied_words)  # "closer to X than to a village" affirms no village
+    spoken, denied = spoken_of(clause), stems_of(clause.denied_words)
+    own = denied if mine else spoken - denied  # "closer to X than to a village" affirms no village
     if len(spoken) < 2 and not RELATIVE_OPENING.match(clause.text):  # "Outside the pubs' hours, | you can still get a meal"
         before = next((claim.clauses[:n] for n, c in enumerate(claim.clauses) if c is clause), [])
         spoken = spoken.union(*(spoken_of(c) for c in before))
