@@ -127,7 +127,7 @@ def test_another_towns_sentence_is_a_rival_only_when_the_teacher_finds_it_as_clo
 def test_another_towns_sentence_is_no_rival_when_it_shares_none_of_the_words_the_best_one_covers(originals_retriever) -> None:
     # in the original guides only Halden Bay's stepped lanes mention "wheelchair", and they say nothing of trams;
     # the Marchwood sentence covers "trams": two sentences about different things, not one fact moved between towns
-    # (whether it is then answered is the answerability model's call: session 41's refit refuses it at 0.52, dev-125)
+    # (whether it is then answered is the answerability model's call)
     answer, _ = ask(originals_retriever, "Can a wheelchair user get on the Marchwood trams easily?")
     assert answer.verdicts[0].features["other_place"] == 0.0
     assert "Halden Bay" not in (answer.verdicts[0].reason or "")

@@ -672,10 +672,10 @@ async def test_the_app_shows_an_index_built_from_other_guides_and_the_fix(worksp
 # ---------------------------------------------------------------- Ollama faults, end to end
 
 
-def ollama_fault(fake_ollama, monkeypatch, fault: str) -> str:
-    """Set up one Ollama fault; returns the reason the answer must give for not using Ollama."""
-    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", "1")  # "accepting but never answering" must not take a minute
-    monkeypatch.setenv("GUIDE_TUI_OLLAMA_FIRST_TOKEN_TIMEOUT", "1")
+def ollama_fault(fake_ollama, monkeypatch, fault: str, timeout: int = 1) -> str:
+    """Set up one Ollama fault with its timeouts in seconds; returns the reason the answer must give for not using Ollama."""
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", str(timeout))  # "accepting but never answering" must not take a minute
+    monkeypatch.setenv("GUIDE_TUI_OLLAMA_FIRST_TOKEN_TIMEOUT", str(timeout))
     if fault == "not running":
         monkeypatch.setenv("OLLAMA_HOST", CLOSED_OLLAMA)
         return f"Ollama not reachable at {CLOSED_OLLAMA}"
@@ -684,8 +684,8 @@ def ollama_fault(fake_ollama, monkeypatch, fault: str) -> str:
         return "Ollama has no model 'nosuch' (ollama pull nosuch)"
     fake_ollama.scenario = fault
     return {
-        "hang": "Ollama sent no first token within 1 s (the model may still be loading)",
-        "stall": "Ollama timed out after 1 s",
+        "hang": f"Ollama sent no first token within {timeout} s (the model may still be loading)",
+        "stall": f"Ollama timed out after {timeout} s",
         "disconnect": "Ollama stopped mid-answer",
         "garbage": "Ollama sent a reply that is not its protocol",
         "server_error": "Ollama error 500: llama runner process has terminated: signal: killed",
@@ -768,9 +768,7 @@ async def test_the_app_stays_responsive_while_ollama_is_silent(retriever, fake_o
     """Ollama streams a few words then goes quiet: the words show, typing still works, then the fallback."""
     from fake_ollama import QUESTION
 
-    ollama_fault(fake_ollama, monkeypatch, "stall")
-    monkeypatch.setenv("GUIDE_TUI_OLLAMA_TIMEOUT", "3")  # the keys below must come before the timeout on a loaded machine
-    reason = "Ollama timed out after 3 s"
+    reason = ollama_fault(fake_ollama, monkeypatch, "stall", timeout=3)  # the keys below must come before it on a loaded machine
     app = GuideApp(generator="auto", retriever=retriever)
     async with app.run_test(size=SIZE) as pilot:
         field = await submit_and_go_on(pilot, QUESTION)
