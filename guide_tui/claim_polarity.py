@@ -59,6 +59,9 @@ cards only" is "takes no cash", "only accepts its own tickets" is "accepts no ot
 "merely advisory")."""
 """Opposite pairs whose second side denies what follows it too: "closed on Mondays", "banned on the headland"."""
 
+OUTSIDE_TIMES = re.compile(r"\boutside (?:of )?(?:[a-z'’-]+ ){0,3}?(?:hours|times|season|months|term|mealtimes)\b")
+"""Where a denial ends: "nowhere to get a meal | outside the pubs' serving times" denies the meal, not the serving times."""
+
 CLOSING_TIME = rf"(?:\d|(?:{'|'.join(NAMED_TIMES)}|dusk|dawn|sunset|lunchtime|one|{HOUR_WORDS})\b)"
 NOT_AT_A_CLOSING_TIME = rf"(?! (?:at|by) {CLOSING_TIME})"
 """Not "closes at" or "closing by" a time of day: a closing time says when it is open, not that it is shut ("closing by
@@ -88,7 +91,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     ),
     "same price": (r"\bcosts? (?:\w+ ){0,2}the same\b|\bsame price\b|\bno cheaper\b", r"\bcheaper\b|\bdearer\b|\bcosts? (?:\w+ ){0,3}(?:more|less)\b"),
     "slope": (
-        r"\bflat\b|\blevel\b(?! (?:up|higher|down|lower|above|below))|\bstep-free\b|\beasy gradient\b|\bgentle\b|\bdownhill\b",
+        r"\bflat(?:ter|test)?\b|\blevel\b(?! (?:up|higher|down|lower|above|below))|\bstep-free\b|\beasy gradient\b|\bgentl(?:e|er|est)\b|\bdownhill\b",
         r"\bsteep(?:er|est)?\b|\bhilly\b|\bstepped\b|\bsteps\b|\bstairs\b|\buphill\b|\bclimbs?\b|\bslopes?\b",
     ),
     "ease": (
@@ -295,6 +298,10 @@ def polarity(clause: str) -> Polarity:
             scope_ends[m.end()] = qualifier.start()
     subjects = {m.end(1): m.end() for m in LACK_AS_SUBJECT.finditer(kept)}  # "the lack of beds | is not really a problem"
     scope_ends.update(subjects)
+    for m in OUTSIDE_TIMES.finditer(kept):
+        for n in negators:
+            if n <= m.start():
+                scope_ends[n] = min(scope_ends.get(n, m.start()), m.start())
     sides: dict[str, set[int]] = {}
     said: dict[str, str] = {}
     spans: list[tuple[int, int]] = []

@@ -220,6 +220,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         ("Can I get around Halden Bay with a pushchair?",
          "Halden Bay's lanes are step-free, so getting about with a pushchair is easy [guide_accessibility.md].",
          "polarity", ['"step-free"', '"stepped"'], "The stepped lanes are difficult with luggage or a pushchair, and a wheelchair is harder still."),
+        ("Is the walk up from the lower car park in Kestrelford hard?",  # a comparative side: "gentler" against "steeper"
+         "Walking up into Kestrelford from the lower car park is gentler than it looks on the map [guide_kestrelford.md].",
+         "polarity", ['"gentler"', '"steeper"'], "Kestrelford climbs a slope, and walking up from the lower car park proves steeper than a map suggests."),
         ("Is food cheaper away from the riverside in Brightwater?",
          "Food on Corry Lane costs about a third more than on Brightwater's riverside [guide_eating.md].",
          "polarity", ['"costs about a third more"', '"costs about a third less"'], None),
@@ -644,6 +647,9 @@ PARAPHRASES = [
      "No train reaches Givens Mill, and on Sundays there's no bus [guide_givens_mill.md]."),
     # what a value measures, named beside it ("400 metres of height" for "climbs 400 metres"), adds nothing
     ("Is it hard to cycle into Corry Vale?", "The road into the valley gains 400 metres of height in its first four miles [guide_corry_vale.md]."),
+    # a denial ends before "outside" the times: "nowhere to eat | outside the pubs' hours" denies no serving times
+    ("Can I get a meal in Kestrelford in the afternoon?",
+     "You won't find anywhere in Kestrelford to eat outside the pubs' food hours, 12 to 2 and 6 to 8:30 [guide_kestrelford.md]."),
 ]
 
 
