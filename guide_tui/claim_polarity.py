@@ -36,6 +36,7 @@ more than ten minutes" are "within ten"), "not only", an answering "No,", "not e
 quantifier, see PARTIAL), a bidding "Skip the ..." (advice to go without the thing, not a denial of what it is: "skip the
 expensive parking")."""
 DENYING_SIDES = ("open", "allowed")
+"""Opposite pairs whose second side denies what follows it too: "closed on Mondays", "banned on the headland"."""
 UNIVERSAL = re.compile(
     r"\b(?:all|every|everything|everywhere|everyone|always|never|without exception|anywhere|whole|entire|throughout)\b"
     r"(?! (?:day|days|week|weeks|weekend|weekends|year|years|night|nights|hour|hours|minutes?|morning|evening|other|half|quarter|\d))"
@@ -57,7 +58,6 @@ ONLY = re.compile(
 cards only" is "takes no cash", "only accepts its own tickets" is "accepts no other's",
 "nothing apart from the town routes" is "the town routes" (but "only advisory", limited to nothing, is
 "merely advisory")."""
-"""Opposite pairs whose second side denies what follows it too: "closed on Mondays", "banned on the headland"."""
 
 OUTSIDE_TIMES = re.compile(r"\boutside (?:of )?(?:[a-z'’-]+ ){0,3}?(?:hours|times|season|months|term|mealtimes)\b")
 """Where a denial ends: "nowhere to get a meal | outside the pubs' serving times" denies the meal, not the serving times."""
