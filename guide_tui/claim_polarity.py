@@ -298,10 +298,9 @@ def polarity(clause: str) -> Polarity:
             scope_ends[m.end()] = qualifier.start()
     subjects = {m.end(1): m.end() for m in LACK_AS_SUBJECT.finditer(kept)}  # "the lack of beds | is not really a problem"
     scope_ends.update(subjects)
-    for m in OUTSIDE_TIMES.finditer(kept):
-        for n in negators:
-            if n <= m.start():
-                scope_ends[n] = min(scope_ends.get(n, m.start()), m.start())
+    for n in negators:  # a denial ends at the first "outside the ... hours" after it, unless it ended earlier
+        if outside := OUTSIDE_TIMES.search(kept, n):
+            scope_ends[n] = min(scope_ends.get(n, outside.start()), outside.start())
     sides: dict[str, set[int]] = {}
     said: dict[str, str] = {}
     spans: list[tuple[int, int]] = []
