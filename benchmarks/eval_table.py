@@ -39,6 +39,7 @@ COLUMNS = [  # (heading, set, section of its report)
     ("umber 70 (session 40, measured once)", "umber", "all"),
     ("vetch 70 (session 41, measured once)", "vetch", "all"),
     ("willow 70 (session 42, measured once)", "willow", "all"),
+    ("yarrow 70 (session 43, measured once)", "yarrow", "all"),
 ]  # fmt: skip
 ANSWERABLE = ["direct", "paraphrase", "list", "multi_part", "yes_no"]
 UNANSWERABLE = [("near_miss", "near_miss refused"), ("false_premise", "false_premise handled"), ("out_of_scope", "out_of_scope refused")]
