@@ -78,8 +78,9 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"|\bshuts? down\b|\blimited (?:hours|times|opening hours)\b",
     ),
     "allowed": (
-        r"\ballowed\b|\bpermitted\b|\bwelcom(?:e|es|ing)\b|\b(?:wherever|anywhere) you (?:like|want|please)\b",
-        r"\bbanned\b|\bforbidden\b|\bprohibited\b|\bban\b",
+        r"\ballowed\b|\bpermitted\b|\bwelcom(?:e|es|ing)\b|\b(?:wherever|anywhere) you (?:like|want|please)\b"
+        r"|\b(?:go|goes|going|head|get|step|climb) (?:up )?inside\b",  # "you can head inside the lighthouse"
+        r"\bbanned\b|\bforbidden\b|\bprohibited\b|\bban\b|\bclosed to (?:the public|visitors)\b",
     ),
     "price": (
         r"\bcheap(?:er|est)?\b|\bcosts? (?:\w+ ){0,3}less\b|\bless expensive\b|\bleast expensive\b"
