@@ -172,6 +172,7 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
     (_pattern(r"\bhow early\b"), ("clock", "duration")),  # a time of day, or how far ahead ("how early should I book?")
     (_pattern(r"\bwhat times?\b|\bhow late\b|\b(?:until|till|by) what\b|\bwhat hours?\b|\bopening (?:hours|times)\b|\b(?:exact|precise) times?\b"), ("clock",)),
     (_pattern(r"(?:^|[.?!,;:\u2013\u2014-]\s*)when\b|\b(?:until|since|till) when\b"), WHEN),  # not "shut when it's windy"
+    (_pattern(r"\bhow long\b(?=[^?.!]{0,40}?\bwait)|\bhow long between\b"), ("duration", "frequency")),  # a wait: "every 15 minutes"
     (  # "journey time", "driving time": how long it takes ("bus times" and "train times" are a timetable)
         _pattern(r"\bhow much time\b|\bhow long (?:does|do|did|will|would|should)\b|\b(?:journey|travel|travelling|drive|driving|walking|cycling) times?\b"),
         ("duration",),
@@ -278,9 +279,9 @@ def asked_kinds(question: str) -> list[tuple[str, ...]]:
                 groups.append(kinds)
                 by_price_word.append(cue in (AMOUNT_WORD_CUE, PRICE_WORD_CUE))
             remaining = cue.sub(" ", remaining)
-    if WHEN in groups or ("place",) in groups or any("duration" in kinds for kinds in groups):
+    if WHEN in groups or ("place",) in groups or ("reason",) in groups or any("duration" in kinds for kinds in groups):
         # "when do rooms cost a fortune?" asks when; "where to eat without harbour prices?" where; "how long before I
-        # start paying?" how long
+        # start paying?" how long; "why is paying for buses so confusing?" why
         groups = [kinds for kinds, by_word in zip(groups, by_price_word) if not by_word]
     return groups
 

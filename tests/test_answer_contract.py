@@ -647,6 +647,7 @@ def test_free_of_another_thing_is_no_price_for_what_was_asked(retriever) -> None
         ("How many hours does the Corry Vale circuit take?", [("duration",)]),  # a count of hours is how long
         ("How long can I leave the car in Thornby Wells before I have to start paying?", [("duration", "distance")]),  # no price
         ("How many miles is the river walk?", [("distance",)]),
+        ("How long will I wait for a bus in Brightwater?", [("duration", "frequency")]),  # a wait: "every half hour" tells it
         ("How many buses a day go to Halden Bay?", [("number",)]),
         ("Name the main sights in Brightwater.", []),  # an opening "name" asks for a list
         ("Can you name the pubs in Kestrelford?", []),
@@ -732,9 +733,10 @@ def test_the_word_that_opens_a_sentence_is_no_name_whatever_follows_it(retriever
         ("Where do people eat in Halden Bay if they don't want to pay harbour-front prices?", [("place",)]),
         ("How much is the fare to Elder Ness?", [("amount",)]),  # one amount, from either cue
         ("Is parking at Pellew Sands expensive?", [("price",)]),
+        ("Why is paying for the buses here so confusing?", [("reason",)]),  # asks why, not what a fare costs
     ],
 )
-def test_a_word_of_price_asks_for_a_price_unless_the_question_asks_when_or_where(question, kinds) -> None:
+def test_a_word_of_price_asks_for_a_price_unless_the_question_asks_when_where_or_why(question, kinds) -> None:
     from guide_tui.asked import asked_kinds
 
     assert asked_kinds(question) == kinds

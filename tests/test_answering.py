@@ -174,6 +174,13 @@ def test_contradicting_guides_are_quoted_only_where_within_the_cutoff(retriever)
     assert "".join(pieces) == answer.text and len(pieces) == len(answer.citations)  # one piece per sentence
 
 
+def test_a_wait_for_a_service_is_answered_by_how_often_it_runs(originals_retriever) -> None:
+    """The original guide gives the trams as "every 15 at weekends", no duration: how often they run is how long the wait is."""
+    answer, _ = ask(originals_retriever, "How long would we be waiting for a tram in Marchwood on a Sunday?")
+    assert not answer.refused
+    assert "every 15 at weekends" in answer.text
+
+
 def test_a_later_part_saying_there_is_about_the_town_before_it(retriever) -> None:
     answer, _ = ask(retriever, "How long is the trackbed walk at Kestrelford, and how long is the drive there from Brightwater?")
     assert "six miles" in answer.text
