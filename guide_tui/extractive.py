@@ -372,6 +372,12 @@ AMPERSAND_ABBREVIATION = re.compile(r"\b[a-z]\s?&\s?[a-z]['’]?s?\b", re.IGNORE
 """"B&B", "B&Bs": letters the keyword index cannot read as a word (it cuts "b&bs" into "b" and "bs"); the question's
 other words (and asked.SECTION_CUES, which reads a B&B as somewhere to stay) say what it asks."""
 
+NOTABLE = re.compile(
+    r"(?:(?<=\banything )|(?<=\bsomething ))(?:[a-z]+ly )?(?:special|interesting|notable|remarkable|unusual|unique|noteworthy|of note)(?= about\b)",
+    re.IGNORECASE,
+)
+"""The frame of "anything (historically) special about the church?": it asks what the guides say of the church."""
+
 
 def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = None, follows: bool = False) -> Subject:
     """towns_asked: the whole question's towns, for a part that names none ("..., and can I stay there?"), or
@@ -385,7 +391,7 @@ def subject_of(question: str, facts: Analysed, towns_asked: set[str] | None = No
     without_towns = facts.towns.masked(question, spans)
     verb = passive_verb(without_towns)
     words = []
-    lowered = AMPERSAND_ABBREVIATION.sub(" ", ASKED_TO_NAME.sub(" ", without_towns.lower()))  # "Name the sights": the frame
+    lowered = NOTABLE.sub(" ", AMPERSAND_ABBREVIATION.sub(" ", ASKED_TO_NAME.sub(" ", without_towns.lower())))  # "Name the sights": the frame
     for word in WORD.findall(lowered):
         if word.isdigit() or word in QUESTION_WORDS or word == verb or not facts.stem(word):
             continue

@@ -181,6 +181,13 @@ def test_a_wait_for_a_service_is_answered_by_how_often_it_runs(originals_retriev
     assert "every 15 at weekends" in answer.text
 
 
+def test_anything_special_about_a_thing_asks_what_the_guides_say_of_it(retriever) -> None:
+    """"Historically interesting" is the question's frame, not a thing the guide must name: the doorway answers it."""
+    answer, _ = ask(retriever, "Is there anything historically interesting about the church in Givens Mill?")
+    assert not answer.refused
+    assert "Saxon doorway" in answer.text
+
+
 def test_a_later_part_saying_there_is_about_the_town_before_it(retriever) -> None:
     answer, _ = ask(retriever, "How long is the trackbed walk at Kestrelford, and how long is the drive there from Brightwater?")
     assert "six miles" in answer.text
