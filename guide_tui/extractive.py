@@ -440,7 +440,8 @@ THERE_BEFORE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )\bthere\
 """A "there" that points back to a place named before it ("get there", "the drive there"), not "is there"."""
 
 
-ARTICLES = frozenset("a an the any some my your its their this that these those one another".split())
+ARTICLES = frozenset("a an the any some my your its their this that these those one another which".split())
+"""Words before what a question names: "which travel insurance" names the insurance, as "the" would."""
 DOING = re.compile(
     r"\b([a-z]+ing)\s+(?!(?:in|at|on|for|to|with|around|round|near|from|by|about|along|up|down|off|out|over|there|here|or|and)\b)[a-z]",
     re.IGNORECASE,

@@ -146,6 +146,7 @@ def test_another_towns_sentence_is_no_rival_when_it_shares_none_of_the_words_the
         "What is the largest village in Corry Vale called?",  # "From Brightwater, the drive..." names a town, not the village
         "how many steps up the kestrelford church tower",  # the next sentence's "six miles" is about the trackbed walk
         "What are the good places on Pump Street in Thornby Wells called?",  # the street the question gives names no place
+        "Which travel insurance covers hill walking in Corry Vale?",  # "which" names the thing asked, as "the" does
     ],
 )
 def test_near_misses_are_refused_by_the_answerability_check(retriever, question) -> None:
