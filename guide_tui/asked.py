@@ -166,7 +166,13 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
         ),
         ("date",),
     ),
-    (_pattern(r"\bwhat year\b|\bhow old\b|\bwhen did\b|\bhow long has\b|\bsince when\b|\bwhat century\b"), ("year",)),
+    (
+        _pattern(
+            r"\bwhat year\b|\bhow old\b|\bwhen did\b|\bhow long has\b|\bsince when\b|\bwhat century\b"
+            r"|\bwhen (?:was|were) (?:[\w'-]+ ){0,4}?(?:built|founded|constructed|established|erected)\b"  # a year, not a season
+        ),
+        ("year",),
+    ),
     (_pattern(r"\b(?:which|what)(?: \w+)? (?:months?|seasons?)\b|\btime of (?:the )?year\b"), ("month",)),
     (_pattern(r"\b(?:which|what)(?: \w+)? days?\b"), ("day",)),
     (_pattern(r"\bhow early\b"), ("clock", "duration")),  # a time of day, or how far ahead ("how early should I book?")

@@ -648,6 +648,7 @@ def test_free_of_another_thing_is_no_price_for_what_was_asked(retriever) -> None
         ("How long can I leave the car in Thornby Wells before I have to start paying?", [("duration", "distance")]),  # no price
         ("How many miles is the river walk?", [("distance",)]),
         ("How long will I wait for a bus in Brightwater?", [("duration", "frequency")]),  # a wait: "every half hour" tells it
+        ("When was the church in Kestrelford built?", [("year",)]),  # a year: "spring tides" tells no building's age
         ("How many buses a day go to Halden Bay?", [("number",)]),
         ("Name the main sights in Brightwater.", []),  # an opening "name" asks for a list
         ("Can you name the pubs in Kestrelford?", []),
