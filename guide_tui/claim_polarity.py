@@ -140,7 +140,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "charge": (
         r"\bfree\b(?<!-free)(?<!\bfeel free)(?!-| of\b)|\bfree of charge\b|\bno (?:charge|fee)\b|\b(?:costs?|pay|pays|paying) nothing\b|\bwithout charge\b",
         rf"\bpaid\b|\bpay(?:s|ing)?\b(?! attention| nothing){MEANS_OF_PAYMENT}|\bcharges?\b(?<!free of charge)"
-        r"|\bcharged\b|\b(?:entry|admission|entrance) fee\b|\bfee\b|\bticketed\b|\bpay-and-display\b",
+        r"|\bcharged\b|\b(?:entry|admission|entrance) fee\b|\bfee\b|\bticketed\b|\bpay-and-display\b|\bmetered\b",
     ),
     "indoors": (
         r"\bindoors?\b|\binside\b|\bunder cover\b|\bundercover\b|\bcovered (?:market|walkway|area|seating|terrace|arcade|hall)s?\b",

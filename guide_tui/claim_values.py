@@ -368,8 +368,9 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
 ]
 
 
-PER_DAY = re.compile(rf"(?:\b(?:{NUMBER}) [a-z]+s|\btimes|\btwice|\bonce)\s+$")
-""""daily" after a count of things is a rate, as "a day" is ("seven trains daily"), not every day of the week."""
+PER_DAY = re.compile(rf"(?:\b(?:{NUMBER}) [a-z]+s(?: [a-z]+ing)?|\btimes|\btwice|\bonce)\s+$")
+""""daily" or "each day" after a count of things is a rate, as "a day" is ("seven trains daily", "seven trains running each
+day"), not every day of the week."""
 COUNT_BEFORE = re.compile(rf"\b(?:{NUMBER})\s+$")
 THINGS_AFTER = re.compile(r"\s+[a-z]+s\b")
 """"daily" between a count and its things is a rate too ("four daily buses")."""
@@ -379,7 +380,7 @@ DAY_AFTER = re.compile(rf"\s+(?:on\s+)?(?:a\s+)?{DAY_NAME}\b")
 
 
 def daily_is_a_rate(lowered: str, start: int, end: int) -> bool:
-    """Is "daily" a count per day ("seven trains daily", "four daily buses"), not every day of the week?"""
+    """Is "daily" ("each day") a count per day ("seven trains daily", "four daily buses"), not every day of the week?"""
     return bool(
         PER_DAY.search(lowered[max(0, start - 40) : start])
         or (COUNT_BEFORE.search(lowered[max(0, start - 20) : start]) and THINGS_AFTER.match(lowered, end))
@@ -423,7 +424,7 @@ def values_in(sentence: str) -> list[Value]:
                 continue
             if kind == "month" and match.group(0) == "fall" and not SEASON_FALL.search(lowered[max(0, start - 12) : start]):
                 continue
-            if kind == "day" and match.group(0) == "daily" and daily_is_a_rate(lowered, start, end):
+            if kind == "day" and match.group(0) in ("daily", "each day") and daily_is_a_rate(lowered, start, end):
                 continue
             if kind == "clock" and match.group(0) == "all day" and closes_whole_day(lowered, start, end):
                 continue

@@ -183,6 +183,10 @@ def capitalised_words(sentence: str) -> tuple[str | None, list[str]]:
     return None, [m.group() for m in words]
 
 
+BARE_THING = re.compile(r"\s*(?:the|a|an)\s+[\w'-]+(?:\s+[\w'-]+)?\s*$", re.IGNORECASE)
+"""A piece that is only a thing ("The tearoom"), the first of a subject joined with "and": no clause of its own."""
+
+
 def clauses_of(sentence: str, values: list[Value]) -> list[tuple[str, int]]:
     """The sentence cut at commas, semicolons, dashes and joining words (never inside one of its
     values, such as "Fridays and Saturdays" or "between 11 and 3"), each piece with its offset."""
@@ -191,6 +195,8 @@ def clauses_of(sentence: str, values: list[Value]) -> list[tuple[str, int]]:
     for cut in CLAUSE_BREAK.finditer(sentence):
         if any(a < cut.start() < b or a < cut.end() < b for a, b in inside):
             continue
+        if BARE_THING.match(sentence, position, cut.start()) and not cut.group().strip() and sentence.startswith("and", cut.end()):
+            continue  # "The tearoom | and the riverside are both accessible": one subject of two things
         pieces.append((sentence[position : cut.start()], position))
         position = cut.end()
     pieces.append((sentence[position:], position))
@@ -1257,7 +1263,7 @@ RELATIVE_OPENING = re.compile(r"(?:which|who|that|where)\b", re.IGNORECASE)
 
 
 def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]], claim: Said) -> tuple[Clause, Said] | None:
-    """The close chunk clause that turns this clause's denial round, unless another close clause agrees.
+    """The close chunk clause that turns this clause's denial round, unless another close clause of the same thing agrees.
 
     The contested words are what the negative one of the pair denies, where the other speaks of
     them ("no operator accepts another's tickets" against "tickets are accepted on every bus"); a
@@ -1284,7 +1290,10 @@ def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]], claim: Sai
         contested = own & theirs if mine else stems_of(other.denied_words) & own
         if not contested:
             continue
-        agreeing = set().union(*(stems_of(c.denied_words) if mine else spoken_of(c) for c, _ in close if c.polarity.negative == mine))
+        agreeing = set().union(*(
+            stems_of(c.denied_words) if mine else spoken_of(c)
+            for c, _ in close if c.polarity.negative == mine and of_the_same_thing(spoken, spoken_of(c))
+        ))  # fmt: skip
         if len(contested & agreeing) < len(contested):
             return other, sentence
     return None

@@ -235,6 +235,12 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         ("Is the coastal path at Halden Bay open in high wind?",
          "In high wind the Halden Bay coastal path stays open but walkers are advised to take care [guide_halden_bay.md].",
          "polarity", ['"stays open"', '"shut"'], "In high wind the coastal path is genuinely dangerous and is shut."),  # the side in a clause of its own
+        ("Where can I park in Pellew Sands?",  # metered parking is paid for
+         "You can park on the seafront for free, and the station car park is a four-minute walk [guide_pellew_sands.md].",
+         "polarity", ['"free"', '"metered"'], None),
+        ("Is the Givens Mill tearoom accessible?",  # the guide's subject is two things joined by "and": one clause
+         "The Givens Mill tearoom is not accessible for wheelchairs [guide_accessibility.md].",
+         "polarity", ["denies what the guide says", "The tearoom and the riverside"], None),
         ("Can I climb the Elder Ness lighthouse?",  # going inside, where the guide says it is closed to the public
          "At the end of the shingle walk you can step inside the lighthouse and look out from the top [guide_elder_ness.md].",
          "polarity", ['"step inside"', '"closed to the public"'], None),
@@ -653,6 +659,8 @@ PARAPHRASES = [
     # a denial ends before "outside" the times: "nowhere to eat | outside the pubs' hours" denies no serving times
     ("Can I get a meal in Kestrelford in the afternoon?",
      "You won't find anywhere in Kestrelford to eat outside the pubs' food hours, 12 to 2 and 6 to 8:30 [guide_kestrelford.md]."),
+    # "each day" after a count of trains is how many a day, not every day of the week
+    ("How often do trains run to Pellew Sands?", "Seven trains running each day link the regional hub with Pellew Sands [guide_pellew_sands.md]."),
     # going inside denied, as the guide's "closed to the public" does
     ("Can I climb the Elder Ness lighthouse?", "Nobody can step inside the Elder Ness lighthouse, but the walk out to it is worth it [guide_elder_ness.md]."),
 ]
