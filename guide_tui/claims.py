@@ -189,7 +189,8 @@ BARE_THING = re.compile(r"\s*(?:the|a|an)\s+[\w'-]+(?:\s+[\w'-]+)?\s*$", re.IGNO
 
 def clauses_of(sentence: str, values: list[Value]) -> list[tuple[str, int]]:
     """The sentence cut at commas, semicolons, dashes and joining words (never inside one of its
-    values, such as "Fridays and Saturdays" or "between 11 and 3"), each piece with its offset."""
+    values, such as "Fridays and Saturdays" or "between 11 and 3", nor between two things joined by a
+    bare "and": BARE_THING), each piece with its offset."""
     inside = [(v.start, v.start + len(v.text)) for v in values]
     pieces, position = [], 0
     for cut in CLAUSE_BREAK.finditer(sentence):
