@@ -1279,6 +1279,10 @@ def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]], claim: Sai
     if len(spoken) < 2 and not RELATIVE_OPENING.match(clause.text):  # "Outside the pubs' hours, | you can still get a meal"
         before = next((claim.clauses[:n] for n, c in enumerate(claim.clauses) if c is clause), [])
         spoken = spoken.union(*(spoken_of(c) for c in before))
+    agreeing: set[str] = set()  # what the close clauses of this polarity about the same thing deny (or say), read once
+    for c, _ in close:
+        if c.polarity.negative == mine and of_the_same_thing(spoken, said := spoken_of(c)):
+            agreeing |= stems_of(c.denied_words) if mine else said
     for other, sentence in close:
         if other.polarity.negative == mine or other.polarity.exclusive:
             continue
@@ -1291,10 +1295,6 @@ def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]], claim: Sai
         contested = own & theirs if mine else stems_of(other.denied_words) & own
         if not contested:
             continue
-        agreeing = set().union(*(
-            stems_of(c.denied_words) if mine else spoken_of(c)
-            for c, _ in close if c.polarity.negative == mine and of_the_same_thing(spoken, spoken_of(c))
-        ))  # fmt: skip
         if len(contested & agreeing) < len(contested):
             return other, sentence
     return None
