@@ -40,6 +40,7 @@ COLUMNS = [  # (heading, set, section of its report)
     ("vetch 70 (session 41, measured once)", "vetch", "all"),
     ("willow 70 (session 42, measured once)", "willow", "all"),
     ("yarrow 70 (session 43, measured once)", "yarrow", "all"),
+    ("zinnia 70 (session 44, measured once)", "zinnia", "all"),
 ]  # fmt: skip
 ANSWERABLE = ["direct", "paraphrase", "list", "multi_part", "yes_no"]
 UNANSWERABLE = [("near_miss", "near_miss refused"), ("false_premise", "false_premise handled"), ("out_of_scope", "out_of_scope refused")]
