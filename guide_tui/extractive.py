@@ -297,7 +297,8 @@ FILLER_IN_NAMES = frozenset("best good proper main little".split())  # "the best
 EXISTENCE = re.compile(
     r"\b(?:is|are) there\b|\bis it possible to (?:hire|rent|buy|get)\b|\b(?:can|could) (?:i|we|you|one) (?:hire|rent|buy|get)\b"
     r"|\bwhere (?:can|could|do) (?:i|we|you|one) (?:hire|rent|buy|get)\b|\bdo(?:es)? (?!(?:i|we|you)\b)(?:\w+ ){1,5}(?:have|do|serve|sell|offer)\b(?! to)"
-    r"|\b(?:are|is) (?!it\b)(?:\w+ ){1,3}(?:allowed|permitted|welcome)\b|\b(?:can|could|may) (?:i|we|you) (?:bring|take) (?:my|our|a)\b",
+    r"|\b(?:are|is) (?!it\b)(?:\w+ ){1,3}(?:allowed|permitted|welcome)\b|\b(?:can|could|may) (?:i|we|you) (?:bring|take) (?:my|our|a)\b"
+    r"|\b(?:can|could) (?:i|we|you|one) go (?:\w+ ){0,2}?\w+ing\b",
     re.IGNORECASE,
 )
 WHERE_QUESTION = re.compile(r"\s*where\b", re.IGNORECASE)  # "where can I hire a bike?": whether one can, and where
@@ -317,7 +318,7 @@ class Subject:
     kinds: list[tuple[str, ...]]
     towns: set[str]
     yes_no: bool  # "Is there a cinema...?": only the subject itself can answer it
-    asks_existence: bool  # "is there", "are there any", "can I hire/buy/rent/get": whether a thing exists there
+    asks_existence: bool  # "is there", "are there any", "can I hire/buy/rent/get", "can we go X-ing": whether a thing exists there
     named: set[str]  # words of the things the question names after an article ("a cinema", "the entry fee")
     vector: np.ndarray  # the question's sentence vector, town names masked
     word_vectors: np.ndarray

@@ -1008,6 +1008,23 @@ def test_an_is_there_questions_way_of_asking_is_no_absent_thing_when_its_place_s
 @pytest.mark.parametrize(
     ("question", "fact", "answered"),
     [
+        ("Can you go whale watching from Halden Bay?", None, False),  # no guide speaks of whales
+        ("Can I go walking in Corry Vale?", "walk", True),  # the valley's guide does speak of walking
+    ],
+)
+def test_can_i_go_doing_something_asks_whether_it_can_be_done_there(retriever, question, fact, answered) -> None:
+    """"Can we go whale watching?" asks, as "is there" does, whether the thing exists there: a word the place's guides
+    never use refuses it, instead of quoting the nearest sentence about the town."""
+    answer = ask(retriever, question)
+    assert answer.refused is not answered
+    assert answer.verdicts[0].features["absent_thing"] == float(not answered)
+    if fact:
+        assert fact in answer.text.lower()
+
+
+@pytest.mark.parametrize(
+    ("question", "fact", "answered"),
+    [
         ("Is there any way of saving money when catching Marchwood trams all day?", "day ticket", True),  # what one does
         ("Is there a trick to paying less on the Marchwood trams?", "day ticket", True),  # a trick, like a way, asks how
         ("Is there somewhere to go swimming in Thornby Wells?", None, False),  # no object: swimming is the thing
