@@ -968,7 +968,7 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
         if c.polarity.sides
         for case in compared_cases(c)  # a comparison of two cases read as each case
     ]
-    for concept, sides in clause.polarity.sides.items():
+    for concept, sides, case in ((k, v, case) for case in compared_cases(clause) for k, v in case.polarity.sides.items()):
         carriers = sorted(
             ((score, c, s) for score, c, s in sided if concept in c.polarity.sides and score >= settings.related - 0.1 * same_dates(claim, s)),
             key=lambda p: -p[0],
@@ -981,7 +981,7 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
         if opposed := closest_all_opposed(carriers, concept, sides, clause):
             match, sentence = opposed
             turned = " of what it is compared with" if taken(match, concept, clause) != match.polarity.sides[concept] else ""
-            return ("polarity", f"says \"{clause.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\"{turned}", sentence)
+            return ("polarity", f"says \"{case.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\"{turned}", sentence)
     if conflict := side_under_condition(clause, sided, settings):
         mine, match, sentence = conflict
         return ("polarity", f"says \"{mine}\" where the guide says \"{match}\" of the same case", sentence)
@@ -1039,7 +1039,8 @@ bought on the day"), not of a thing or an expectation ("than the hotels", "than 
 def compared_cases(clause: Clause) -> list[Clause]:
     """A comparison read as its two cases: "cheaper when booked the day before than when bought on the day" says
     "on the day" is dearer. What follows "than" takes the other side of each comparative before it (the same side of an
-    UNORDERED pair: both cases differ in price), with its own sides."""
+    UNORDERED pair: both cases differ in price), with its own sides. A claim's "rather than buying on the day" is
+    read so too: it compares the cases, it does not deny the second."""
     before, than, after = clause.polarity.text.partition(" than ")
     if not than or not COMPARED_CASE.match(after):
         return [clause]

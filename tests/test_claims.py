@@ -286,6 +286,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "Buying a train ticket on the day costs less than booking it the day before [guide_regional_transport.md].", "polarity", ['"costs less"'], None),
         ("Are train tickets cheaper if I book in advance?",
          "Tickets are dearer booked the day before than bought on the day [guide_regional_transport.md].", "polarity", ['"dearer"'], None),
+        ("Are train tickets cheaper if I book in advance?",  # the claim's own "rather than" comparison, turned round
+         "Train tickets cost more if you book the day before rather than buying on the day [guide_regional_transport.md].",
+         "polarity", ['"cost more"'], None),
         # the same months on both sides: compared though worded far apart
         ("Is Halden Bay busy in summer?", "Halden Bay is pleasantly uncrowded in July and August, so parking is easy [guide_halden_bay.md].",
          "polarity", ['"uncrowded" where the guide says'], None),
@@ -603,6 +606,8 @@ PARAPHRASES = [
      "Train tickets cost more when bought on the day than when booked the day before [guide_regional_transport.md]."),
     ("Are train tickets cheaper if I book in advance?",  # the case after "than" named by a bare participle
      "Tickets are cheaper booked the day before than bought on the day [guide_regional_transport.md]."),
+    ("Are train tickets cheaper if I book in advance?",  # the claim's own comparison, "rather than", read as its two cases
+     "Train tickets cost less if you book the day before rather than buying on the day [guide_regional_transport.md]."),
     ("How many people live in Kestrelford?", "Kestrelford, a hilltop town of 12k people, lies an hour inland from Brightwater [guide_kestrelford.md]."),
     ("When do the pubs in Kestrelford serve food?",
      "Kestrelford's pubs serve lunch from midday until two and dinner from six until half past eight [guide_kestrelford.md]."),
