@@ -286,6 +286,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
          "Buying a train ticket on the day costs less than booking it the day before [guide_regional_transport.md].", "polarity", ['"costs less"'], None),
         ("Are train tickets cheaper if I book in advance?",
          "Tickets are dearer booked the day before than bought on the day [guide_regional_transport.md].", "polarity", ['"dearer"'], None),
+        ("Is there phone signal in Elder Ness?",  # "less reliable" leans away from the guide's "strong"
+         "Phone signal in Elder Ness is less reliable in the middle of town than toward the edges [guide_elder_ness.md].",
+         "polarity", ['"less reliable"'], None),
         ("Are train tickets cheaper if I book in advance?",  # the claim's own "rather than" comparison, turned round
          "Train tickets cost more if you book the day before rather than buying on the day [guide_regional_transport.md].",
          "polarity", ['"cost more"'], None),
@@ -606,6 +609,8 @@ PARAPHRASES = [
      "Train tickets cost more when bought on the day than when booked the day before [guide_regional_transport.md]."),
     ("Are train tickets cheaper if I book in advance?",  # the case after "than" named by a bare participle
      "Tickets are cheaper booked the day before than bought on the day [guide_regional_transport.md]."),
+    ("Is there phone signal in Elder Ness?",  # a side said "less" of leans the other way: the guide's "unreliable"
+     "Toward the edges of Elder Ness the phone signal is less reliable [guide_elder_ness.md]."),
     ("Are train tickets cheaper if I book in advance?",  # the claim's own comparison, "rather than", read as its two cases
      "Train tickets cost less if you book the day before rather than buying on the day [guide_regional_transport.md]."),
     ("How many people live in Kestrelford?", "Kestrelford, a hilltop town of 12k people, lies an hour inland from Brightwater [guide_kestrelford.md]."),
