@@ -62,7 +62,9 @@ cards only" is "takes no cash", "only accepts its own tickets" is "accepts no ot
 LESSENED = re.compile(r"\bless $")
 """A side said less of leans the other way: "a less reliable signal" is the guide's "unreliable", "less often" "rarely"."""
 
-OUTSIDE_TIMES = re.compile(r"\boutside (?:of )?(?:[a-z'’-]+ ){0,3}?(?:hours|times|season|months|term|mealtimes)\b")
+SPANS_OF_TIME = r"(?:hours|times|seasons?|months|term|mealtimes|holidays?)"
+"""What "outside" can be outside of in time ("outside the pubs' serving times", "outside school holidays"): no place."""
+OUTSIDE_TIMES = re.compile(rf"\boutside (?:of )?(?:[a-z'’-]+ ){{0,3}}?{SPANS_OF_TIME}\b")
 """Where a denial ends: "nowhere to get a meal | outside the pubs' serving times" denies the meal, not the serving times."""
 
 CLOSING_TIME = rf"(?:\d|(?:{'|'.join(NAMED_TIMES)}|dusk|dawn|sunset|lunchtime|one|{HOUR_WORDS})\b)"
@@ -148,7 +150,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "indoors": (
         r"\bindoors?\b|\binside\b|\bunder cover\b|\bundercover\b|\bcovered (?:market|walkway|area|seating|terrace|arcade|hall)s?\b",
         r"\boutdoors?\b|\bopen-air\b|\bin the open\b|\boutside\b(?! (?:of )?(?:that|the|this|those|these|july|august|june|september|may|april|october|easter"
-        r"|summer|winter|spring|autumn|term|peak|high|school|season|[a-z]+ (?:season|hours|months|holidays?))\b)",
+        rf"|summer|winter|spring|autumn|term|peak|high|school|season|[a-z]+ {SPANS_OF_TIME})\b)",
     ),
     "order": (r"\bbefore\b(?!hand)", r"\bafter\b(?!wards| all\b)(?<!look after)(?<!named after)(?<!looks after)"),
     "amount": (

@@ -8,6 +8,7 @@ import pytest
 
 from guide_tui.answers import REFUSAL
 from guide_tui.chunking import sentences
+from guide_tui.claim_polarity import polarity
 from guide_tui.claim_values import values_in
 from guide_tui.claims import DEFAULT_SETTINGS, answer_sentences, canonical, check_claims, cited_files, is_refusal
 
@@ -872,3 +873,20 @@ def test_a_claim_one_unshown_chunk_holds_but_another_denies_stays_flagged(hits_f
     claim = "The lighthouse is open to the public, and the walk to it takes 25 minutes [guide_elder_ness.md]."
     check = check_claims(claim, hits, bundled_index.embedder, chunks=bundled_index.chunks)
     assert check.unsupported == [claim]
+
+
+@pytest.mark.parametrize(
+    ("clause", "sides", "denial_ends_at"),
+    [
+        ("you can eat outside in summer", {"indoors": frozenset({-1})}, None),  # outdoors
+        ("there is nowhere to eat outside serving times", {}, "outside"),  # a span of time: not "not outdoors"
+        ("nothing is open outside school holidays", {"open": frozenset({-1})}, "outside"),
+    ],
+)
+def test_outside_a_span_of_time_is_no_place_and_ends_a_denial(clause, sides, denial_ends_at) -> None:
+    """One list (claim_polarity.SPANS_OF_TIME) says what "outside" can be outside of in time, for the indoors pair
+    and for where a denial ends: "outside serving times" is not outdoors, and denies nothing itself."""
+    read = polarity(clause)
+    assert read.sides == sides
+    if denial_ends_at:
+        assert clause.index(denial_ends_at) in read.scope_ends.values()
