@@ -968,20 +968,21 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
         if c.polarity.sides
         for case in compared_cases(c)  # a comparison of two cases read as each case
     ]
-    for concept, sides, case in ((k, v, case) for case in compared_cases(clause) for k, v in case.polarity.sides.items()):
-        carriers = sorted(
-            ((score, c, s) for score, c, s in sided if concept in c.polarity.sides and score >= settings.related - 0.1 * same_dates(claim, s)),
-            key=lambda p: -p[0],
-        )
-        if not claim.places and any(not s.places for _, _, s in carriers):  # a claim about the region: what the guide says of the region
-            carriers = [(score, c, s) for score, c, s in carriers if not s.places]
-        carriers = [(score, c, s) for score, c, s in carriers if same_time(claim, s)]
-        if any(sides & c.polarity.sides[concept] for _, c, _ in carriers):  # the guide takes the claim's side too
-            carriers = [(score, c, s) for score, c, s in carriers if not answered_by_another(c, concept, clause, claim)]
-        if opposed := closest_all_opposed(carriers, concept, sides, clause):
-            match, sentence = opposed
-            turned = " of what it is compared with" if taken(match, concept, clause) != match.polarity.sides[concept] else ""
-            return ("polarity", f"says \"{case.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\"{turned}", sentence)
+    for case in compared_cases(clause):  # the claim's own comparison of two cases read as each case, as the guide's is
+        for concept, sides in case.polarity.sides.items():
+            carriers = sorted(
+                ((score, c, s) for score, c, s in sided if concept in c.polarity.sides and score >= settings.related - 0.1 * same_dates(claim, s)),
+                key=lambda p: -p[0],
+            )
+            if not claim.places and any(not s.places for _, _, s in carriers):  # a claim about the region: what the guide says of the region
+                carriers = [(score, c, s) for score, c, s in carriers if not s.places]
+            carriers = [(score, c, s) for score, c, s in carriers if same_time(claim, s)]
+            if any(sides & c.polarity.sides[concept] for _, c, _ in carriers):  # the guide takes the claim's side too
+                carriers = [(score, c, s) for score, c, s in carriers if not answered_by_another(c, concept, clause, claim)]
+            if opposed := closest_all_opposed(carriers, concept, sides, clause):
+                match, sentence = opposed
+                turned = " of what it is compared with" if taken(match, concept, clause) != match.polarity.sides[concept] else ""
+                return ("polarity", f"says \"{case.polarity.said[concept]}\" where the guide says \"{match.polarity.said[concept]}\"{turned}", sentence)
     if conflict := side_under_condition(clause, sided, settings):
         mine, match, sentence = conflict
         return ("polarity", f"says \"{mine}\" where the guide says \"{match}\" of the same case", sentence)
