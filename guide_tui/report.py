@@ -15,7 +15,7 @@ from rich.text import Text
 
 from guide_tui.answerability import verdict_lines
 from guide_tui.indexes import load_index, require_cutoff
-from guide_tui.retrieval import TOP_K, Hit, Retrieval, Retriever
+from guide_tui.retrieval import TOP_K, Hit, Retrieval, Retriever, shortened_note
 from guide_tui.settings import RetrievalSettings
 
 
@@ -151,9 +151,10 @@ def no_hits_message(retrieval: Retrieval) -> str | None:
     return None
 
 
-def say_how_it_was_read(retrieval: Retrieval) -> None:
-    """A note on stderr when the question was not read word for word ('read "the headland" as Elder Ness')."""
-    for note in retrieval.reading_notes:
+def say_how_it_was_read(asked: str, retrieval: Retrieval) -> None:
+    """A note on stderr when the question was not read word for word ('read "the headland" as Elder Ness', or cut short)."""
+    shortened = shortened_note(asked)
+    for note in ([shortened] if shortened else []) + retrieval.reading_notes:
         print(f"note: {note}", file=sys.stderr, flush=True)
 
 
@@ -167,7 +168,7 @@ def print_retrievals(
     for n, question in enumerate(questions):
         retrieval = retriever.retrieve(question, k=k)
         if not as_json:
-            say_how_it_was_read(retrieval)
+            say_how_it_was_read(question, retrieval)
         if as_json:
             print(json.dumps(retrieval_json(retriever, retrieval, why), ensure_ascii=False), flush=True)
         elif markdown:
@@ -202,7 +203,7 @@ def print_answers(
             fallbacks_said.add(answer.fallback_reason)
             print(f"note: {answer.fallback_reason}", file=sys.stderr, flush=True)
         if not as_json:
-            say_how_it_was_read(retrieval)
+            say_how_it_was_read(question, retrieval)
         if answer.refused and not as_json and (why := no_hits_message(answer.retrieval)):  # as `retrieve` explains it
             print(f"note: {why}", file=sys.stderr, flush=True)
         if as_json:

@@ -267,6 +267,13 @@ def clean_question(question: str) -> str:
     return " ".join(printable(question[: MAX_QUESTION_CHARS * 2]).split())[:MAX_QUESTION_CHARS]
 
 
+def shortened_note(question: str) -> str | None:
+    """What to tell the asker when clean_question cut the question short (None when it kept it whole)."""
+    if clean_question(question) == " ".join(printable(question).split()):
+        return None
+    return f"Question shortened to its first {MAX_QUESTION_CHARS} characters for retrieval."
+
+
 SETTING_OUT = re.compile(r"\bfrom\s+$", re.IGNORECASE)
 """Before a place named as where the traveller sets out ("a bus out to the watermill village from Brightwater"): the place
 asked about may still be one described, not named; a country said so ("I visit from Spain.") is no subject."""

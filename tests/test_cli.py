@@ -12,6 +12,7 @@ from conftest import CLOSED_OLLAMA
 
 from guide_tui.answers import REFUSAL
 from guide_tui.cli import build_parser, main
+from guide_tui.retrieval import MAX_QUESTION_CHARS
 
 BAKERY = "When does the Kestrelford bakery sell out?"
 
@@ -69,6 +70,15 @@ def test_an_unknown_option_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as caught:
         main(["ask", "--nope", BAKERY])
     assert caught.value.code == 2
+
+
+def test_a_question_cut_short_is_said_to_be_on_stderr(capsys):
+    huge = "When does the Kestrelford bakery sell out? " * 100
+    for command in ("ask", "retrieve"):
+        code, out, err = run_cli(capsys, command, huge)
+        assert code == 0 and f"note: Question shortened to its first {MAX_QUESTION_CHARS} characters" in err
+        assert "shortened" not in out
+    assert "shortened" not in run_cli(capsys, "ask", BAKERY)[2]
 
 
 def test_answered_and_refused_both_exit_0(capsys):

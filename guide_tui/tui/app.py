@@ -24,7 +24,7 @@ from guide_tui.inspection import LOOK_PAST
 from guide_tui.paths import default_index
 from guide_tui.questions import Question, load_questions
 from guide_tui.report import question_markdown, save_export
-from guide_tui.retrieval import MAX_QUESTION_CHARS, TOP_K, Retrieval, Retriever
+from guide_tui.retrieval import TOP_K, Retrieval, Retriever, shortened_note
 from guide_tui.settings import EXIT_AFTER, RetrievalSettings, SettingsFile, environment
 from guide_tui.tui import background
 from guide_tui.tui.commands import KEYS, PALETTE_ONLY, GuideCommands, KnobCommands, ModelChoice, ModelCommands, QuestionCommands
@@ -203,8 +203,7 @@ class GuideApp(App):
             self.say("Loading the index… the question runs as soon as it is ready.")
             return
         self.asked_text = text
-        shortened = len(" ".join(text.split())) > MAX_QUESTION_CHARS
-        self.say(f"Question shortened to its first {MAX_QUESTION_CHARS} characters for retrieval." if shortened else "")
+        self.say(shortened_note(text) or "")
         self.answer_stop.set()  # a stale stream would hold up this answer: Ollama answers one request at a time
         self.answer_stop = threading.Event()
         self.run_id += 1
