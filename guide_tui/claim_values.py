@@ -308,6 +308,18 @@ HOUR = r"\d{1,2}(?:[:.]\d{2})?"
 MERIDIEM = r"\s?(?:am|pm|a\.m\.|p\.m\.)"
 
 
+CENTURY_WORDS = {word: n for word, n in UNITS.items() if 13 <= n <= 19}
+"""The first word of a year said as words ("nineteen sixty-three"): the hundreds, 1300 to 1900."""
+DECADE_WORDS = {f"{word[:-1]}ies": n for word, n in TENS.items()}
+"""A decade said as a word ("the eighteen nineties"): "nineties" is 90."""
+SPOKEN_YEAR = (
+    rf"\b(?:{'|'.join(CENTURY_WORDS)})[- ](?:hundreds|(?:{'|'.join(DECADE_WORDS)})"
+    rf"|(?:{'|'.join(TENS)})(?:[- ](?:{alternatives(w for w, n in UNITS.items() if 1 <= n <= 9)}))?)\b(?!-)"
+)
+"""A year, decade or century said as words: "nineteen sixty-three" is 1963, "eighteen nineties" the 1890s, "fourteen
+hundreds" the 1400s ("nineteen sixty-seat buses" is no year)."""
+
+
 def starting_a_word(pattern: str) -> re.Pattern:
     """A pattern each alternative of which starts a word (\\b, then a letter or digit), compiled so: the engine
     then passes over the ends of words at once instead of trying every alternative there."""
@@ -325,6 +337,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         r"\b(?:1[0-9]|20)\d0s\b|\b(?:1[0-9]|20)\d\d\b(?!\s*(?:pounds|people|residents|cars|metres|miles|beds))"
         r"|\b\d{1,2}(?:st|nd|rd|th)[- ]century\b"
         r"|\b(?:twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth)[- ]century\b"
+        rf"|{SPOKEN_YEAR}"
     )),
     ("day", starting_a_word(
         rf"\b(?:{EVERY_DAY})(?:{EXCEPT_ALL}{DAY_NAME}(?:\s*(?:,|and|or)\s*{DAY_NAME})*)?(?:,? (?:{DAY_NAME}) included)?\b"
@@ -398,7 +411,7 @@ HINTS = {
     "price": re.compile(r"£|\dp|free|cost|charg|fee|pric|expens|meter|pay|nothing|penny|pound|quid|pence"),
     "duration": re.compile(r"(?<![a-z])(?:min|hour|hr|day|night|week|fortnight|month|year)"),  # a unit starting a word
     "distance": re.compile(r"mile|met|km|kilomet|yard|feet|foot|\d ?mi?\b"),
-    "year": re.compile(r"\d|century"),
+    "year": re.compile(r"\d|century|teen"),
     "ratio": re.compile(r"third|quarter|half|twice|double|times|fold|%|per ?cent"),
     "month": re.compile(rf"{'|'.join(m[:3] for m in MONTHS)}|spring|summer|autumn|fall|winter|easter|year|month"),
     "day": re.compile(r"day|daily|week|night|evening|mon|tue|wed|thu|fri|sat|sun"),
@@ -582,6 +595,11 @@ def year_span(text: str) -> tuple[int, int]:
     if century or named:
         n = int(century.group(1)) if century else named
         return (n - 1) * 100, (n - 1) * 100 + 99
+    if text[0].isalpha():  # said as words (SPOKEN_YEAR): "nineteen sixty-three", "eighteen nineties"
+        century, *rest = re.split(r"[- ]", text)
+        year = CENTURY_WORDS[century] * 100 + sum(DECADE_WORDS.get(word) or TENS.get(word) or UNITS.get(word, 0) for word in rest)
+        span = 99 if rest[0] == "hundreds" else 9 if rest[0] in DECADE_WORDS else 0
+        return year, year + span
     if text.endswith("s"):
         year = int(text[:-1])
         return year, year + (99 if year % 100 == 0 else 9)

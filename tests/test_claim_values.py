@@ -84,6 +84,9 @@ def only(text: str):
         ("on nights other than Friday", "every day except Fridays"),
         ("prices go up twofold", "hotels double their prices"),
         ("the walk takes an hour", "a 60-minute walk"),  # "takes an hour": a verb ending in s, not "trains a day"
+        ("closed in nineteen sixty-three", "closed in 1963"),  # a year said as words
+        ("built in the eighteen nineties", "built in the 1890s"),
+        ("since the fourteen hundreds", "since the 1400s"),
     ],
 )
 def test_a_value_restated_another_way_matches(claim, source):
@@ -104,6 +107,8 @@ def test_a_value_restated_another_way_matches(claim, source):
         ("six miles", "four miles"),
         ("every half hour", "on the hour"),
         ("in 1968", "in 1963"),
+        ("in nineteen sixty-eight", "in 1963"),
+        ("in the nineteen sixties", "in 1953"),
         ("since the 1200s", "since the 1400s"),
         ("every day of the week", "from Thursday to Sunday"),
         ("every day, Tuesdays included", "every day except Tuesdays"),
@@ -149,6 +154,9 @@ def test_values_keep_their_kind_and_every_number_is_read_once():
     # an hour in words before "and" and a verb is a time; before "and" and a number it is not
     assert [(v.kind, v.text) for v in values_in("It opens at nine and shuts at five.")] == [("clock", "nine"), ("clock", "five")]
     assert [(v.kind, v.text) for v in values_in("The train was late by two and a half hours.")] == [("duration", "two and a half hours")]
+    # a year said as words is one year, but two counts before a hyphened noun are no year
+    assert [(v.kind, v.text) for v in values_in("The line closed in nineteen sixty-three.")] == [("year", "nineteen sixty-three")]
+    assert [v.kind for v in values_in("There are nineteen sixty-seat buses.")] == ["count", "count"]
 
 
 def test_words_that_look_like_days_or_numbers_are_not_values():
