@@ -1265,6 +1265,13 @@ RELATIVE_OPENING = re.compile(r"(?:which|who|that|where)\b", re.IGNORECASE)
 """A clause opening so speaks of what the clause before it said ("..., which is what confuses visitors"), not in its setting."""
 
 
+def compared_with(clause: Clause) -> set[str]:
+    """The stems a clause names only as what it compares with ("cheaper than buying two single fares" does not say to
+    buy two single fares, so "a day ticket instead of two singles" does not deny it)."""
+    before, than, after = clause.text.partition(" than ")
+    return stems_in(after) - stems_in(before) if than else set()
+
+
 def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]], claim: Said) -> tuple[Clause, Said] | None:
     """The close chunk clause that turns this clause's denial round, unless another close clause of the same thing agrees.
 
@@ -1294,7 +1301,7 @@ def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]], claim: Sai
         negative, positive = (clause, other) if mine else (other, clause)
         if not same_occasion(negative, positive):  # "no buses on Sundays" against "buses run hourly on weekdays"
             continue
-        contested = own & theirs if mine else stems_of(other.denied_words) & own
+        contested = (own - compared_with(other)) & theirs if mine else stems_of(other.denied_words) & own
         if not contested:
             continue
         if len(contested & agreeing) < len(contested):

@@ -610,6 +610,9 @@ PARAPHRASES = [
      "Train tickets cost more when bought on the day than when booked the day before [guide_regional_transport.md]."),
     ("Are train tickets cheaper if I book in advance?",  # the case after "than" named by a bare participle
      "Tickets are cheaper booked the day before than bought on the day [guide_regional_transport.md]."),
+    # what the guide names only as compared with ("cheaper than buying two single fares") is not what it says to do
+    ("Which tram ticket should I buy in Marchwood?",
+     "Get a tram day ticket instead of two singles, as it works out cheaper [guide_marchwood.md]."),
     ("Is there phone signal in Elder Ness?",  # a side said "less" of leans the other way: the guide's "unreliable"
      "Toward the edges of Elder Ness the phone signal is less reliable [guide_elder_ness.md]."),
     ("Are train tickets cheaper if I book in advance?",  # the claim's own comparison, "rather than", read as its two cases
