@@ -51,7 +51,8 @@ from guide_tui.asked import (
 from guide_tui.chunking import paragraphs
 from guide_tui.claim_polarity import polarity, stance
 from guide_tui.embedding import english_words
-from guide_tui.retrieval import SETTING_OUT, Hit, Retrieval, Retriever, query_analyzer
+from guide_tui.implied_place import SETTING_OUT
+from guide_tui.retrieval import Hit, Retrieval, Retriever, query_analyzer
 
 # ---------------------------------------------------------------- what the question asks for
 

@@ -15,6 +15,10 @@ PLACE_NOUNS = ("city", "town", "village", "resort", "port", "headland", "valley"
 DEFINITE_PLACE = re.compile(
     rf"\b(?:the|that|this)\s+((?:[a-z][a-z'-]*\s+){{0,3}}(?:{'|'.join(PLACE_NOUNS)}))(?:['’]s)?\b(?!['’-])", re.IGNORECASE
 )
+SETTING_OUT = re.compile(r"\bfrom\s+$", re.IGNORECASE)
+"""Before a place named or described as where the traveller sets out ("a bus out to the watermill village from
+Brightwater", "the train from the regional hub out to the seaside resort"): the place asked about is another; a country
+said so ("I visit from Spain.") is no subject."""
 DESCRIBES_A_PLACE = re.compile(rf"\b(?:{'|'.join(PLACE_NOUNS)})", re.IGNORECASE)
 """A quick test before the phrase search: most questions hold no place noun."""
 WORD = re.compile(r"[a-z][a-z'-]*")
@@ -49,15 +53,22 @@ def unclipped(word: str, described: dict[str, set[str]]) -> str:
 
 def implied_place(question: str, described: dict[str, set[str]]) -> ImpliedPlace | None:
     """The town (of `described`: town -> the word_forms of its guide's opening paragraph) one definite place
-    phrase of the question describes, or None when none does or several fit as well."""
-    for match in DEFINITE_PLACE.finditer(question):
-        words = {unclipped(w, described) for w in word_forms(match.group(1))}
-        nouns = words.intersection(PLACE_NOUNS)
-        holding = {town: forms for town, forms in described.items() if nouns & forms}
-        if not holding:
-            continue
-        weight = {w: 1 / sum(w in forms for forms in described.values()) for w in words if any(w in f for f in described.values())}
-        scores = sorted(((sum(weight.get(w, 0.0) for w in words & forms), town) for town, forms in holding.items()), reverse=True)
-        if len(scores) == 1 or scores[0][0] > scores[1][0]:
-            return ImpliedPlace(scores[0][1], re.sub(r"['’]s$", "", match.group(0)), match.end())
+    phrase of the question describes, or None when none does or several fit as well; a place described as where the
+    traveller sets out (SETTING_OUT) only when no other is described."""
+    found = [(match, place) for match in DEFINITE_PLACE.finditer(question) if (place := described_by(match, described))]
+    going_to = [place for match, place in found if not SETTING_OUT.search(question[: match.start()])]
+    return (going_to or [place for _, place in found] or [None])[0]
+
+
+def described_by(match: re.Match, described: dict[str, set[str]]) -> ImpliedPlace | None:
+    """The town one definite place phrase describes, or None when none does or several fit as well."""
+    words = {unclipped(w, described) for w in word_forms(match.group(1))}
+    nouns = words.intersection(PLACE_NOUNS)
+    holding = {town: forms for town, forms in described.items() if nouns & forms}
+    if not holding:
+        return None
+    weight = {w: 1 / sum(w in forms for forms in described.values()) for w in words if any(w in f for f in described.values())}
+    scores = sorted(((sum(weight.get(w, 0.0) for w in words & forms), town) for town, forms in holding.items()), reverse=True)
+    if len(scores) == 1 or scores[0][0] > scores[1][0]:
+        return ImpliedPlace(scores[0][1], re.sub(r"['’]s$", "", match.group(0)), match.end())
     return None

@@ -28,7 +28,7 @@ import numpy as np
 from guide_tui.asked import DETAIL_KINDS, FOUND, SOFT_KINDS, WHEN, asked_kinds, asks_for_a_list, sections_asked
 from guide_tui.chunking import Chunk
 from guide_tui.embedding import english_words, recorded_sha256
-from guide_tui.implied_place import DESCRIBES_A_PLACE, ImpliedPlace, implied_place, word_forms
+from guide_tui.implied_place import DESCRIBES_A_PLACE, SETTING_OUT, ImpliedPlace, implied_place, word_forms
 from guide_tui.settings import FusionSettings, RetrievalSettings
 from guide_tui.spelling import Slip, find_slips, respelt, slips_note
 
@@ -274,9 +274,6 @@ def shortened_note(question: str) -> str | None:
     return f"Question shortened to its first {MAX_QUESTION_CHARS} characters for retrieval."
 
 
-SETTING_OUT = re.compile(r"\bfrom\s+$", re.IGNORECASE)
-"""Before a place named as where the traveller sets out ("a bus out to the watermill village from Brightwater"): the place
-asked about may still be one described, not named; a country said so ("I visit from Spain.") is no subject."""
 NAME_WORD = re.compile(r"\w+")  # the words of a town name, as the regex \b sees them
 
 

@@ -32,6 +32,9 @@ LITTLE_TRAIN = "Is there a little train along the front at the old Victorian res
         ("Which pub in the village does food?", None),
         ("What are the best ski resorts in the Alps?", None),  # several resorts are no one town
         ("How far is the harbour from the station?", None),  # no place noun
+        # a place described as where the trip starts is not the one asked about when another is described
+        ("How long is the train from the regional hub out to the old Victorian seaside resort?", "Pellew Sands"),
+        ("How long is the train from the regional hub?", "Marchwood"),  # the only one described
     ],
 )
 def test_a_described_town_is_the_one_whose_opening_describes_it_so(retriever, question, town) -> None:
