@@ -596,8 +596,8 @@ def year_span(text: str) -> tuple[int, int]:
         n = int(century.group(1)) if century else named
         return (n - 1) * 100, (n - 1) * 100 + 99
     if text[0].isalpha():  # said as words (SPOKEN_YEAR): "nineteen sixty-three", "eighteen nineties"
-        century, *rest = re.split(r"[- ]", text)
-        year = CENTURY_WORDS[century] * 100 + sum(DECADE_WORDS.get(word) or TENS.get(word) or UNITS.get(word, 0) for word in rest)
+        first, *rest = re.split(r"[- ]", text)
+        year = CENTURY_WORDS[first] * 100 + sum(DECADE_WORDS.get(word) or TENS.get(word) or UNITS.get(word, 0) for word in rest)
         span = 99 if rest[0] == "hundreds" else 9 if rest[0] in DECADE_WORDS else 0
         return year, year + span
     if text.endswith("s"):

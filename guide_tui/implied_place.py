@@ -57,7 +57,9 @@ def implied_place(question: str, described: dict[str, set[str]]) -> ImpliedPlace
     traveller sets out (SETTING_OUT) only when no other is described."""
     found = [(match, place) for match in DEFINITE_PLACE.finditer(question) if (place := described_by(match, described))]
     going_to = [place for match, place in found if not SETTING_OUT.search(question[: match.start()])]
-    return (going_to or [place for _, place in found] or [None])[0]
+    if going_to:
+        return going_to[0]
+    return found[0][1] if found else None
 
 
 def described_by(match: re.Match, described: dict[str, set[str]]) -> ImpliedPlace | None:
