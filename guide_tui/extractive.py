@@ -299,7 +299,7 @@ EXISTENCE = re.compile(
     r"\b(?:is|are) there\b|\bis it possible to (?:hire|rent|buy|get)\b|\b(?:can|could) (?:i|we|you|one) (?:hire|rent|buy|get)\b"
     r"|\bwhere (?:can|could|do) (?:i|we|you|one) (?:hire|rent|buy|get)\b|\bdo(?:es)? (?!(?:i|we|you)\b)(?:\w+ ){1,5}(?:have|do|serve|sell|offer)\b(?! to)"
     r"|\b(?:are|is) (?!it\b)(?:\w+ ){1,3}(?:allowed|permitted|welcome)\b|\b(?:can|could|may) (?:i|we|you) (?:bring|take) (?:my|our|a)\b"
-    r"|\b(?:can|could) (?:i|we|you|one) go (?:\w+ ){0,2}?\w+ing\b|\bwhere(?:'s| is| are) the (?:nearest|closest)\b",
+    r"|\b(?:can|could) (?:i|we|you|one) go (?:\w+ ){0,2}?\w+ing\b",
     re.IGNORECASE,
 )
 WHERE_QUESTION = re.compile(r"\s*where\b", re.IGNORECASE)  # "where can I hire a bike?": whether one can, and where

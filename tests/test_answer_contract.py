@@ -1025,25 +1025,6 @@ def test_can_i_go_doing_something_asks_whether_it_can_be_done_there(retriever, q
 @pytest.mark.parametrize(
     ("question", "fact", "answered"),
     [
-        ("Where is the nearest pharmacy to the seafront in Pellew Sands?", None, False),  # no guide speaks of pharmacies
-        ("Where's the nearest swimming pool to Brightwater station?", None, False),
-        ("Where are the nearest rooms to Givens Mill?", "Brightwater", True),  # the village's guide says where they are
-        ("Where is the nearest hospital to Halden Bay?", "Brightwater", True),
-    ],
-)
-def test_where_is_the_nearest_thing_asks_whether_there_is_one(retriever, question, fact, answered) -> None:
-    """"Where's the nearest pharmacy?" asks, as "is there" does, whether there is one at all: a thing the place's guides
-    never name refuses it, instead of quoting the nearest sentence about the seafront or the station."""
-    answer = ask(retriever, question)
-    assert answer.refused is not answered
-    assert answer.verdicts[0].features["absent_thing"] == float(not answered)
-    if fact:
-        assert fact in answer.text
-
-
-@pytest.mark.parametrize(
-    ("question", "fact", "answered"),
-    [
         ("Is there any way of saving money when catching Marchwood trams all day?", "day ticket", True),  # what one does
         ("Is there a trick to paying less on the Marchwood trams?", "day ticket", True),  # a trick, like a way, asks how
         ("Is there somewhere to go swimming in Thornby Wells?", None, False),  # no object: swimming is the thing
