@@ -1267,8 +1267,8 @@ RELATIVE_OPENING = re.compile(r"(?:which|who|that|where)\b", re.IGNORECASE)
 
 def compared_with(clause: Clause) -> set[str]:
     """The stems a clause names only as what it compares with ("cheaper than buying two single fares" does not say to
-    buy two single fares, so "a day ticket instead of two singles" does not deny it)."""
-    before, than, after = clause.text.partition(" than ")
+    buy two single fares, so "a day ticket instead of two singles" does not deny it). Split as compared_cases splits it."""
+    before, than, after = clause.polarity.text.partition(" than ")
     return stems_in(after) - stems_in(before) if than else set()
 
 
