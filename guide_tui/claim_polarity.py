@@ -59,8 +59,9 @@ cards only" is "takes no cash", "only accepts its own tickets" is "accepts no ot
 "nothing apart from the town routes" is "the town routes" (but "only advisory", limited to nothing, is
 "merely advisory")."""
 
-LESSENED = re.compile(r"\bless $")
-"""A side said less of leans the other way: "a less reliable signal" is the guide's "unreliable", "less often" "rarely"."""
+LESSENED = re.compile(r"\bless $|(?<!\bat )\bleast $")
+"""A side said less of leans the other way: "a less reliable signal" is the guide's "unreliable", "less often" "rarely",
+"the least demanding town" "the easiest"."""
 
 SPANS_OF_TIME = r"(?:hours|times|seasons?|months|term|mealtimes|holidays?)"
 """What "outside" can be outside of in time ("outside the pubs' serving times", "outside school holidays"): no place."""
@@ -319,12 +320,12 @@ def polarity(clause: str) -> Polarity:
                     n for n in negators
                     if n <= match.start() and not qualifies(text, match, scope_ends.get(n)) and subjects.get(n, len(text)) > match.start()
                 ]
-                lessened = LESSENED.search(text, 0, match.start()) is not None
-                denied = (len(before) + lessened) % 2 == 1
+                lessened = LESSENED.search(text, 0, match.start())
+                denied = (len(before) + bool(lessened)) % 2 == 1
                 if before:
                     flipping.add(before[-1])
                 sides.setdefault(concept, set()).add(-side if denied else side)
-                wording = ("not " if len(before) % 2 else "") + ("less " if lessened else "") + match.group()
+                wording = ("not " if len(before) % 2 else "") + (lessened.group() if lessened else "") + match.group()
                 if len(wording) > len(said.get(concept, "")):  # the fullest wording: "around the clock", not "open"
                     said[concept] = wording
                 spans.append(match.span())

@@ -992,6 +992,12 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
     if beyond := beyond_exclusive(clause, close):
         extra, match, sentence = beyond
         return ("polarity", f'says "{extra}" too where the guide says only "{match.text}"', sentence)
+    if first := runner_up_made_first(clause, claim, close):
+        ranking, match, sentence = first
+        return ("polarity", f'says "{ranking}" where the guide says "{match}"', sentence)
+    if preferred := preference_turned(clause, claim, close):
+        match, sentence = preferred
+        return ("polarity", f'turns round what the guide prefers: "{match.text}"', sentence)
     if other := other_means_of_payment(clause, close):
         means, match, sentence = other
         return ("polarity", f'says "{means}" where the guide says "{match.text}"', sentence)
@@ -1120,6 +1126,71 @@ def beyond_exclusive(clause: Clause, close: list[tuple[Clause, Said]]) -> tuple[
             named = [w for w in joined if stem(w) in theirs]
             if len(named) == 1:
                 return next(w for w in joined if w not in named), other, sentence
+    return None
+
+
+RANKED_FIRST = re.compile(r"\b(?:the|[a-z]+['’]s?) (?:(?:single|very) )?(?:most ([a-z]+)|([a-z]+est))\b", re.IGNORECASE)
+"""A ranking: "the most reliable", "the single busiest", "the region's most reliable"."""
+RUNNER_UP = re.compile(
+    r"\bthe (?:most ([a-z]+)|([a-z]+est))\b(?: [a-z-]+){0,5}? (?:after|behind|second (?:only )?to) ([A-Z][a-z]+(?: [A-Z][a-z]+)?)"
+)
+"""A ranking the guide gives second place: "the most reliable winter destination in the region after Marchwood"."""
+SECOND_PLACE = re.compile(r"\b(?:after|behind|second|runner-up|apart from|except|other than|besides|but for)\b", re.IGNORECASE)
+
+
+def runner_up_made_first(clause: Clause, claim: Said, close: list[tuple[Clause, Said]]) -> tuple[str, str, Said] | None:
+    """A ranking claimed first that the close guide clause gives second ("Thornby Wells is the most reliable winter
+    destination" where the guide says "... the most reliable winter destination ... after Marchwood")."""
+    claimed = RANKED_FIRST.search(clause.text)
+    if claimed is None or SECOND_PLACE.search(claim.text):
+        return None
+    ranked = stem(claimed.group(1) or claimed.group(2))
+    for other, sentence in close:
+        match = RUNNER_UP.search(other.text)
+        if match and match.group(3) not in DAY_AND_MONTH_NAMES and match.group(3) not in claim.text and stem(match.group(1) or match.group(2)) == ranked:
+            return claimed.group(), match.group(), sentence
+    return None
+
+
+PREFERENCE = re.compile(r"\b(?:rather than|instead of|in place of)\b")
+"""A choice of one thing over another: "holiday lets rather than hotels"."""
+
+
+SUPPOSING = re.compile(r"\s*(?:if|unless|whether|in case|suppose|supposing)\b")
+"""A clause that supposes rather than states ("if you'd rather not ...")."""
+
+
+def preference_of(text: str) -> tuple[str, str] | None:
+    """A choice split at its pivot: what it prefers and what it passes over ("nearly all holiday lets | hotels")."""
+    text = normalised(text)
+    match = PREFERENCE.search(text)
+    return (text[: match.start()], text[match.end() :]) if match else None
+
+
+def content_stems(text: str) -> list[str]:
+    """The stems of a text's content words, in order."""
+    return [s for w in WORD.findall(text) if (s := stem(w))]
+
+
+def preference_turned(clause: Clause, claim: Said, close: list[tuple[Clause, Said]]) -> tuple[Clause, Said] | None:
+    """The close guide clause whose choice the claim turns round: the two things swapped ("hotels rather than holiday
+    lets" where the guide says "holiday lets rather than hotels"), or the thing chosen denied ("prices aren't at
+    Marchwood levels" where it says "match Marchwood rather than village levels"; the words next to the pivot)."""
+    mine = preference_of(claim.text)
+    said = clause.polarity
+    asserted = said.negative and not SUPPOSING.match(said.text)  # "if you'd rather not take a holiday let" denies nothing
+    denied = {s for w in WORD.finditer(said.text) if said.negated(w.start()) and (s := stem(w.group()))} if asserted else set()
+    for other, sentence in close:
+        theirs = preference_of(other.text)
+        if theirs is None:
+            continue
+        if mine is not None:
+            if swapped(either_side(*mine), either_side(*theirs)):
+                return other, sentence
+            continue
+        chosen, passed_over = content_stems(theirs[0])[-1:], content_stems(theirs[1])[:1]
+        if denied & set(chosen) and not denied & set(passed_over):
+            return other, sentence
     return None
 
 

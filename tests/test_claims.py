@@ -422,6 +422,17 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         ("Where should I eat in Halden Bay?",
          "Since the harbour restaurants buy straight off the boats, Halden Bay has the cheapest seafood in the region [guide_halden_bay.md].",
          "inference", ['concludes "cheapest"'], None),
+        # a ranking the guide gives second place ("... after Marchwood") claimed first
+        ("Is Thornby Wells good in winter?",
+         "Thornby Wells is the single most reliable winter destination in the whole region [guide_thornby_wells.md].",
+         "polarity", ['"the single most reliable"', "after Marchwood"], None),
+        # a choice turned round: the two things swapped, or the one chosen denied
+        ("What kind of accommodation is there in Halden Bay?",
+         "Most accommodation in Halden Bay is in hotels rather than holiday lets [guide_halden_bay.md].",
+         "polarity", ["turns round what the guide prefers", "holiday lets rather than hotels"], None),
+        ("Is eating out in Thornby Wells cheap?",
+         "Prices on Pump Street aren't at Marchwood levels; they're more like a village's [guide_thornby_wells.md].",
+         "polarity", ["turns round what the guide prefers", "Marchwood rather than village levels"], None),
         # a charge with no amount, where the guide gives none
         ("Are the Thornby Wells gardens free?", "Entry to the Thornby Wells gardens carries a small charge [guide_thornby_wells.md].",
          "value", ['"a small charge"'], None),
@@ -613,6 +624,14 @@ PARAPHRASES = [
     # what the guide names only as compared with ("cheaper than buying two single fares") is not what it says to do
     ("Which tram ticket should I buy in Marchwood?",
      "Get a tram day ticket instead of two singles, as it works out cheaper [guide_marchwood.md]."),
+    ("Is Thornby Wells good in winter?",  # a second place kept, said before the ranking
+     "After Marchwood, Thornby Wells is the region's most reliable winter destination [guide_thornby_wells.md]."),
+    ("Where can I stay in Halden Bay?",  # a choice supposed, not denied: "if you'd rather not ..."
+     "If you'd rather not take a holiday let, there is one inn on the harbour [guide_halden_bay.md]."),
+    ("What kind of accommodation is there in Halden Bay?",  # the guide's choice kept, in its own order
+     "Halden Bay is holiday lets rather than hotels, nearly all of it [guide_halden_bay.md]."),
+    ("Is Thornby Wells easy to get around in a wheelchair?",  # a side said "least" of: "the least demanding" is "the easiest"
+     "Thornby Wells is the least demanding town in the region for limited mobility [guide_accessibility.md]."),
     ("Is there phone signal in Elder Ness?",  # a side said "less" of leans the other way: the guide's "unreliable"
      "Toward the edges of Elder Ness the phone signal is less reliable [guide_elder_ness.md]."),
     ("Are train tickets cheaper if I book in advance?",  # the claim's own comparison, "rather than", read as its two cases
