@@ -1490,6 +1490,8 @@ def check_claims(
     read_claims = read(plains, [claim_places(guides.towns, p) for p in plains], embedder, guides.towns)
 
     check = ClaimCheck(False, invented_citations=invented)
+    shown_towns = {guides.town_of_file[c.file] for c in shown if c.file in guides.town_of_file}
+    shown_town = frozenset(shown_towns) if len(shown_towns) == 1 else frozenset()  # "the town sits on three levels": the one shown
     for claim, plain, said in zip(claims, plains, read_claims):
         named = cited_files(claim)
         cited = [f for f in named if f in holder]
@@ -1497,7 +1499,7 @@ def check_claims(
         if not said.places and len(town_cited) == 1 and town_cited[0] in guides.town_of_file:  # "The pubs serve food..." [guide_kestrelford.md]
             said.places = frozenset({guides.town_of_file[town_cited[0]]})
         elif not said.places:  # "Buses run to Kestrelford hourly" [guide_regional_transport.md]: about Kestrelford's buses
-            said.places = claim_places(guides.towns, plain, journeys=True)
+            said.places = claim_places(guides.towns, plain, journeys=True) or shown_town
         whole = None  # the cited guide's own judgement, read only when needed and then once
         if named and not cited:
             whole = held_by_cited(said, plain, named, guides, embedder, settings) if shown else None

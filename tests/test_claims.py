@@ -868,6 +868,18 @@ def test_a_fact_of_the_cited_guide_the_model_was_not_shown_is_supported_and_mark
     assert [f.kind for f in wrong.flags] == ["value"]
 
 
+def test_a_sentence_naming_no_town_that_cites_a_region_wide_guide_is_about_the_one_town_shown(hits_for, bundled_index):
+    """Of the town guides only Halden Bay's is shown, and of the eating guide a chunk without Fell Street: the
+    sentence, naming no town, is read as about Halden Bay, and the eating guide's unshown chunk holds it."""
+    hits = hits_for("Is the food good in Halden Bay?")
+    assert {h.chunk.file for h in hits} == {"guide_halden_bay.md", "guide_eating.md"}
+    assert not any("Fell Street" in h.chunk.text for h in hits if h.chunk.file == "guide_eating.md")
+    claim = "Harbour-front prices are about double what you'd pay on Fell Street, one level up [guide_eating.md]."
+    check = check_claims(claim, hits, bundled_index.embedder, chunks=bundled_index.chunks)
+    assert check.flags == []
+    assert [(c.file, c.shown) for c in check.citations] == [("guide_eating.md", False)]
+
+
 def test_a_value_the_shown_chunks_dispute_but_an_unshown_chunk_of_the_cited_guide_gives_is_supported(hits_for, bundled_index):
     """Shown "Opening hours" of the eating guide gives the pubs' serving times, not the bakery's; its "Local specifics"
     (not shown) says the bakery sells out by 11am: the time is the guide's, so the sentence is supported and its
