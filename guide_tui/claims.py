@@ -976,7 +976,7 @@ def polarity_problem(clause: Clause, claim: Said, fits: list[Said], settings: Cl
             )
             if not claim.places and any(not s.places for _, _, s in carriers):  # a claim about the region: what the guide says of the region
                 carriers = [(score, c, s) for score, c, s in carriers if not s.places]
-            carriers = [(score, c, s) for score, c, s in carriers if same_time(claim, s)]
+            carriers = [(score, c, s) for score, c, s in carriers if same_time(claim, s, case)]
             if any(sides & c.polarity.sides[concept] for _, c, _ in carriers):  # the guide takes the claim's side too
                 carriers = [(score, c, s) for score, c, s in carriers if not answered_by_another(c, concept, clause, claim)]
             if opposed := closest_all_opposed(carriers, concept, sides, clause):
@@ -1295,11 +1295,13 @@ def same_dates(claim: Said, sentence: Said) -> bool:
     return any(a.kind == b.kind and touches(a, b) for a in claim.values if a.kind in ("day", "month") for b in sentence.values)
 
 
-def same_time(claim: Said, sentence: Said) -> bool:
-    """Could a guide sentence be about the days, months or times a claim names? Not when both name some of
-    one kind and none meet ("busy from September" is not turned round by "quiet in July")."""
+def same_time(claim: Said, sentence: Said, clause: Clause) -> bool:
+    """Could a guide sentence be about the days, months or times a claim names (those of the clause, when it names
+    some: "..., so December is not a good time" is about December)? Not when both name some of one kind and none
+    meet ("busy from September" is not turned round by "quiet in July")."""
     for kind in QUALIFIERS:
-        mine, theirs = [v for v in claim.values if v.kind == kind], [v for v in sentence.values if v.kind == kind]
+        mine = [v for v in clause.values if v.kind == kind] or [v for v in claim.values if v.kind == kind]
+        theirs = [v for v in sentence.values if v.kind == kind]
         if mine and theirs and not any(touches(a, b) for a in mine for b in theirs):
             return False
     return True

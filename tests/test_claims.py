@@ -632,6 +632,8 @@ PARAPHRASES = [
      "Halden Bay is holiday lets rather than hotels, nearly all of it [guide_halden_bay.md]."),
     ("Is Thornby Wells easy to get around in a wheelchair?",  # a side said "least" of: "the least demanding" is "the easiest"
      "Thornby Wells is the least demanding town in the region for limited mobility [guide_accessibility.md]."),
+    ("When is the best time to visit Givens Mill?",  # a side said of the clause's own month, not of the sentence's others
+     "The mill runs March to November and shuts in winter, so December is not a good time to go [guide_givens_mill.md]."),
     ("Is there phone signal in Elder Ness?",  # a side said "less" of leans the other way: the guide's "unreliable"
      "Toward the edges of Elder Ness the phone signal is less reliable [guide_elder_ness.md]."),
     ("Are train tickets cheaper if I book in advance?",  # the claim's own comparison, "rather than", read as its two cases
