@@ -194,6 +194,10 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
         ("amount", "number"),
     ),
     (_pattern(r"\bhow much (?:does|do|is|are|will|would|did)\b|\bgoing rate\b"), ("amount",)),
+    (  # a rate of money: "how much per hour", "the hourly rate"
+        _pattern(r"\bhow much (?:\w+ )?(?:per|an|a|each) (?:hour|day|night|person)\b|\bhourly (?:rate|charge|price|cost|fee)s?\b"),
+        ("amount",),
+    ),
     (AMOUNT_WORD_CUE, ("amount",)),
     (PRICE_WORD_CUE, ("price",)),  # "is it expensive?": "priced for tourists" will do
     (_pattern(r"\bhow (?:tall|high|deep|wide|heavy|steep)\b|\b(?:height|depth|width)\b"), ("measure",)),

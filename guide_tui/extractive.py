@@ -542,6 +542,24 @@ NOT_THE_THING = frozenset(KINDS_OF_WORD) | {"free"}
 ("is the land train free?" is not answered by "the free lot behind the station")."""
 
 
+SENTENCE_HALVES = re.compile(r";|\s[\u2013\u2014]\s|\s-\s")
+"""Where a sentence turns to another thing: "Seafront parking is metered and expensive; the free lot ..."."""
+NAMES_THE_THING = 2  # question words a half of a sentence must share to be what the question asks the amount of
+
+
+def amount_of_another_thing(subject: Subject, sentence: Sentence, facts: Analysed) -> bool:
+    """The sentence's amount is of another thing than the one asked: the question names its thing by two words or
+    more of a half that gives no amount, and no word of a half that gives one ("the hourly rate for seafront parking":
+    "Seafront parking is metered and expensive; the free lot behind the station ..."; "how much is parking?" names
+    too little to tell, and the free lot answers it)."""
+    asked = {facts.stem(word) for word in subject.words if word not in NOT_THE_THING} - {None}
+    priced, unpriced = set(), set()
+    for half in SENTENCE_HALVES.split(sentence.text):
+        shared = asked & {facts.stem(word) for word in WORD.findall(half.lower())}
+        (priced if FOUND["amount"].search(half) else unpriced).add(len(shared))
+    return bool(priced) and max(priced) == 0 and max(unpriced, default=0) >= NAMES_THE_THING
+
+
 def gives(kind: str, sentence: Sentence, subject: Subject, facts: Analysed) -> bool:
     """The sentence gives this kind of answer; a place may also be the town its guide is about, which
     the answer's lead names ("Halden Bay's guide says: ...stepped lanes... hard work with a pushchair")."""
@@ -558,6 +576,8 @@ def gives(kind: str, sentence: Sentence, subject: Subject, facts: Analysed) -> b
         for other in NOT_COUNTS:
             rest = FOUND[other].sub(" ", rest)
         return FOUND[kind].search(rest) is not None
+    if kind == "amount" and sentence.holds(kind) and amount_of_another_thing(subject, sentence, facts):
+        return False
     if kind == "amount" and sentence.holds(kind) and not shares_a_word(subject, sentence, facts, leaving_out=NOT_THE_THING):
         # "free" of another thing ("the car park costs nothing") is no amount for what was asked ("what does the bus cost?")
         return FOUND[kind].search(re.sub(FREE_OF_CHARGE, " ", sentence.text, flags=re.IGNORECASE)) is not None

@@ -182,6 +182,20 @@ def test_a_wait_for_a_service_is_answered_by_how_often_it_runs(originals_retriev
     assert "every 15 at weekends" in answer.text
 
 
+def test_a_rate_asked_is_not_answered_by_an_amount_of_another_thing_in_the_same_sentence(originals_retriever) -> None:
+    """The original guide: "Seafront parking is metered and expensive; the free lot behind the station ...". The hourly
+    rate of seafront parking is never given; "free" is the lot's. Asked about parking in general, the lot answers."""
+    assert asked_kinds("How much per hour is parking on the seafront?") == [("amount",)]
+    assert asked_kinds("What's the hourly rate for parking?") == [("amount",)]
+    for question in ("How much per hour is parking on the seafront in Pellew Sands?",
+                     "What's the hourly rate for the metered parking along the Pellew Sands seafront?"):
+        answer, _ = ask(originals_retriever, question)
+        assert answer.refused, question
+    answer, _ = ask(originals_retriever, "How much is parking at Pellew Sands?")
+    assert not answer.refused
+    assert "the free lot behind the station" in answer.text
+
+
 def test_anything_special_about_a_thing_asks_what_the_guides_say_of_it(retriever) -> None:
     """"Historically interesting" is the question's frame, not a thing the guide must name: the doorway answers it."""
     answer, _ = ask(retriever, "Is there anything historically interesting about the church in Givens Mill?")
