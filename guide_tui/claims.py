@@ -1136,6 +1136,7 @@ RUNNER_UP = re.compile(
 )
 """A ranking the guide gives second place: "the most reliable winter destination in the region after Marchwood"."""
 SECOND_PLACE = re.compile(r"\b(?:after|behind|second|runner-up|apart from|except|other than|besides|but for)\b", re.IGNORECASE)
+"""Words by which a claim keeps the guide's second place, or names what comes first ("after Marchwood, ...")."""
 
 
 def runner_up_made_first(clause: Clause, claim: Said, close: list[tuple[Clause, Said]]) -> tuple[str, str, Said] | None:
@@ -1154,8 +1155,6 @@ def runner_up_made_first(clause: Clause, claim: Said, close: list[tuple[Clause, 
 
 PREFERENCE = re.compile(r"\b(?:rather than|instead of|in place of)\b")
 """A choice of one thing over another: "holiday lets rather than hotels"."""
-
-
 SUPPOSING = re.compile(r"\s*(?:if|unless|whether|in case|suppose|supposing)\b")
 """A clause that supposes rather than states ("if you'd rather not ...")."""
 

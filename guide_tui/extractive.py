@@ -576,11 +576,12 @@ def gives(kind: str, sentence: Sentence, subject: Subject, facts: Analysed) -> b
         for other in NOT_COUNTS:
             rest = FOUND[other].sub(" ", rest)
         return FOUND[kind].search(rest) is not None
-    if kind == "amount" and sentence.holds(kind) and amount_of_another_thing(subject, sentence, facts):
-        return False
-    if kind == "amount" and sentence.holds(kind) and not shares_a_word(subject, sentence, facts, leaving_out=NOT_THE_THING):
-        # "free" of another thing ("the car park costs nothing") is no amount for what was asked ("what does the bus cost?")
-        return FOUND[kind].search(re.sub(FREE_OF_CHARGE, " ", sentence.text, flags=re.IGNORECASE)) is not None
+    if kind == "amount" and sentence.holds(kind):
+        if amount_of_another_thing(subject, sentence, facts):
+            return False
+        if not shares_a_word(subject, sentence, facts, leaving_out=NOT_THE_THING):
+            # "free" of another thing ("the car park costs nothing") is no amount for what was asked ("what does the bus cost?")
+            return FOUND[kind].search(re.sub(FREE_OF_CHARGE, " ", sentence.text, flags=re.IGNORECASE)) is not None
     if kind != "place":
         return sentence.holds(kind)
     by_guide = sentence.guide_town not in (None, *subject.towns) and not sentence.shared
