@@ -112,7 +112,7 @@ OPPOSITES: dict[str, tuple[str, str]] = {
         r"|\blivel(?:y|ier|iest)\b|\bnois(?:y|ier|iest)\b|\bloud(?:er|est)?\b|\bfills?\b|\bfully booked\b"
         # "full by 10am", not "a full hospital"
         r"|\bfull\b(?=\s*(?:[.,;:!?]|$|(?:by|up|to|of|at|on|in|from|during|until|till|throughout|and|or|but|so|with|before|after|for)\b))",
-        r"\bquiet(?:er|est)?\b|\bempty\b|\bdeserted\b|\bcalm\b|\bpeaceful\b|\btranquil\b|\bsleepy\b|\buncrowded\b"
+        r"\bquiet(?:er|est|ly)?\b|\bempty\b|\bdeserted\b|\bcalm\b|\bpeaceful\b|\btranquil\b|\bsleepy\b|\buncrowded\b"
         r"|\b(?:has|have|with) (?:plenty of )?(?:space|spaces|room to spare)\b",
     ),
     "supply": (r"\bplentiful\b|\babundant\b|\beasy to find\b|\bplenty of (?:rooms|beds|space)\b", r"\bscarce\b|\bhard to find\b|\bin short supply\b"),

@@ -369,7 +369,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         rf" (?:to|until|till|and) (?:{WORD_TIME}|noon|midday|midnight)"
         rf"(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}(?! (?:of|or|more|other)\b)"
         rf"|\b{WORD_TIME}{MERIDIEM}|\b(?:{HOUR_WORDS}|one|\d{{1,2}}) o'clock\b"
-        rf"|\b(?:(?:from|between) (?:{WORD_TIME}|{HOUR})(?= (?:to|until|till|and) {SPOKEN_TIME})|{HOUR}(?= (?:to|until|till) {SPOKEN_TIME}))"
+        rf"|\b(?:(?:from|between) (?:{WORD_TIME}|{HOUR})(?= (?:to|until|till|and) {SPOKEN_TIME})|(?:{WORD_TIME}|{HOUR})(?= (?:to|until|till) {SPOKEN_TIME}))"
         # "from six until half past eight", "6 till half eight"
         rf"|\b(?:at|by|until|till|before|after|from)\s+{HOUR}\b{NOT_AFTER_HOUR}"
         rf"|\b(?:at|by|until|till|before|after)\s+(?:{HOUR_WORDS})(?:{SPOKEN_MINUTES})?(?:{MERIDIEM})?\b{NOT_AFTER_HOUR}(?!\s+(?:of|or|to|more|other)\b)"

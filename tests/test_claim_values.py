@@ -150,6 +150,9 @@ def test_values_keep_their_kind_and_every_number_is_read_once():
     # a range in words ending in a spoken time: both ends are hours
     assert [(v.kind, v.text) for v in values_in("Dinner from six until half past eight.")] == [("clock", "six"), ("clock", "half past eight")]
     assert [(v.kind, v.text) for v in values_in("Dinner 6 till half eight.")] == [("clock", "6"), ("clock", "half eight")]
+    # an hour in words, after "and" rather than "from", before a spoken time
+    said = values_in("Food from twelve till two and six till half eight.")
+    assert [(v.kind, v.text) for v in said] == [("clock", "twelve"), ("clock", "two"), ("clock", "six"), ("clock", "half eight")]
     assert values_in("Trains run on Fridays and Saturdays.")[0].readings == (frozenset({4, 5}),)
     # an hour in words before "and" and a verb is a time; before "and" and a number it is not
     assert [(v.kind, v.text) for v in values_in("It opens at nine and shuts at five.")] == [("clock", "nine"), ("clock", "five")]

@@ -218,6 +218,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         ("What is the tour of the mill at Givens Mill like?",  # "it" is the machinery of the clause before
          "The machinery turns throughout the tour, and it's surprisingly quiet [guide_givens_mill.md].",
          "polarity", ['"quiet"', '"loud"'], "The running machinery is loud and makes a far stronger impression than a static exhibit would."),
+        ("What is the Givens Mill tour like?",  # the side said as an adverb
+         "The machinery on the tour runs quietly enough to talk over [guide_givens_mill.md].",
+         "polarity", ['"quietly"', '"loud"'], "The running machinery is loud and makes a far stronger impression than a static exhibit would."),
         ("Can I get around Halden Bay with a pushchair?",
          "Halden Bay's lanes are step-free, so getting about with a pushchair is easy [guide_accessibility.md].",
          "polarity", ['"step-free"', '"stepped"'], "The stepped lanes are difficult with luggage or a pushchair, and a wheelchair is harder still."),
