@@ -193,7 +193,10 @@ ASKED: list[tuple[re.Pattern, tuple[str, ...]]] = [
         ),
         ("amount", "number"),
     ),
-    (_pattern(r"\bhow much (?:does|do|is|are|will|would|did)\b|\bgoing rate\b"), ("amount",)),
+    (  # "how much, roughly, is a night there?": the same question with an adverb in it
+        _pattern(r"\bhow much,? (?:(?:exactly|roughly|approximately|precisely|actually|really|about),? )?(?:does|do|is|are|will|would|did)\b|\bgoing rate\b"),
+        ("amount",),
+    ),
     (  # a rate of money: "how much per hour", "the hourly rate"
         _pattern(r"\bhow much (?:\w+ )?(?:per|an|a|each) (?:hour|day|night|person)\b|\bhourly (?:rate|charge|price|cost|fee)s?\b"),
         ("amount",),

@@ -196,6 +196,15 @@ def test_a_rate_asked_is_not_answered_by_an_amount_of_another_thing_in_the_same_
     assert "the free lot behind the station" in answer.text
 
 
+def test_how_much_with_an_adverb_asks_for_an_amount_not_a_comparison(originals_retriever) -> None:
+    """The guides never price the tram day ticket, only compare it with two singles: "how much, exactly, is it" asks the
+    price as "how much is it" does, so the comparison is no answer."""
+    assert asked_kinds("How much exactly is the day ticket?") == asked_kinds("How much is the day ticket?") == [("amount",)]
+    assert asked_kinds("How much, roughly, does a room cost?") == [("amount",)]
+    answer, _ = ask(originals_retriever, "How much exactly is a tram day ticket in Marchwood?")
+    assert answer.refused
+
+
 def test_anything_special_about_a_thing_asks_what_the_guides_say_of_it(retriever) -> None:
     """"Historically interesting" is the question's frame, not a thing the guide must name: the doorway answers it."""
     answer, _ = ask(retriever, "Is there anything historically interesting about the church in Givens Mill?")
