@@ -196,6 +196,14 @@ def test_a_rate_asked_is_not_answered_by_an_amount_of_another_thing_in_the_same_
     assert "the free lot behind the station" in answer.text
 
 
+def test_what_a_place_must_be_friendly_to_is_a_thing_the_question_names(originals_retriever) -> None:
+    """No guide speaks of dogs: "which hotels are dog friendly?" names dogs as "do the hotels take dogs?" would, and the
+    hotels sentence, which never mentions them, is no answer."""
+    answer, _ = ask(originals_retriever, "Which hotels in Brightwater are dog friendly?")
+    assert answer.refused
+    assert answer.verdicts[0].features["named_unknown_here"] > 0
+
+
 def test_how_much_with_an_adverb_asks_for_an_amount_not_a_comparison(originals_retriever) -> None:
     """The guides never price the tram day ticket, only compare it with two singles: "how much, exactly, is it" asks the
     price as "how much is it" does, so the comparison is no answer."""
