@@ -52,6 +52,7 @@ from guide_tui.chunking import paragraphs
 from guide_tui.claim_polarity import polarity, stance
 from guide_tui.embedding import english_words
 from guide_tui.implied_place import SETTING_OUT
+from guide_tui.number_words import TENS, UNITS
 from guide_tui.retrieval import Hit, Retrieval, Retriever, query_analyzer
 
 # ---------------------------------------------------------------- what the question asks for
@@ -541,9 +542,10 @@ def names_places(text: str, subject: Subject, facts: Analysed, towns_count: bool
     )
 
 
-NOT_THE_THING = frozenset(KINDS_OF_WORD) | {"free"}
-"""Words a sentence may share with the question without being about the thing asked: kinds of value, and "free"
-("is the land train free?" is not answered by "the free lot behind the station")."""
+NOT_THE_THING = frozenset(KINDS_OF_WORD) | {"free"} | frozenset(UNITS) | frozenset(TENS)
+"""Words a sentence may share with the question without being about the thing asked: kinds of value, "free" ("is the
+land train free?" is not answered by "the free lot behind the station") and numbers ("for a family of four" is not
+about "a four-minute walk")."""
 
 
 SENTENCE_HALVES = re.compile(r";|\s[\u2013\u2014]\s|\s-\s")

@@ -204,6 +204,13 @@ def test_what_a_place_must_be_friendly_to_is_a_thing_the_question_names(original
     assert answer.verdicts[0].features["named_unknown_here"] > 0
 
 
+def test_a_number_shared_with_the_question_does_not_make_a_price_the_one_asked(originals_retriever) -> None:
+    """The land train is never priced; "free" in the parking sentence is the lot's, and its "four-minute walk" has
+    nothing to do with "a family of four"."""
+    answer, _ = ask(originals_retriever, "How much does the land train at Pellew Sands cost for a family of four?")
+    assert answer.refused
+
+
 def test_how_much_with_an_adverb_asks_for_an_amount_not_a_comparison(originals_retriever) -> None:
     """The guides never price the tram day ticket, only compare it with two singles: "how much, exactly, is it" asks the
     price as "how much is it" does, so the comparison is no answer."""
