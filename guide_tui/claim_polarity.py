@@ -182,7 +182,10 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     ),
     "direction": (r"\bnorth(?:ern|wards?)?\b|\bupstream\b", r"\bsouth(?:ern|wards?)?\b|\bdownstream\b"),
     "east": (r"\beast(?:ern|wards?)?\b", r"\bwest(?:ern|wards?)?\b"),
-    "tide": (r"\blow (?:tide|water)\b|\btide is out\b|\btide's out\b", r"\bhigh (?:tide|water)\b|\btide is in\b|\btide's in\b"),
+    "tide": (
+        r"\blow (?:tide|water)\b|\btide(?: is|'s|'s gone| has gone) out\b|\btide (?:is |'s )?low\b|\btide goes out\b",
+        r"\bhigh (?:tide|water)\b|\btide(?: is|'s) in\b|\btide (?:is |'s )?high\b|\btide comes in\b",
+    ),
 }
 UNORDERED = frozenset({"same price"})
 """Pairs whose side does not turn round when a comparison's two things swap places ("X costs more than Y")."""

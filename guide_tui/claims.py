@@ -1357,13 +1357,11 @@ def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]], claim: Sai
         return None
     spoken, denied = spoken_of(clause), stems_of(clause.denied_words)
     own = denied if mine else spoken - denied  # "closer to X than to a village" affirms no village
-    if len(spoken) < 2 and not RELATIVE_OPENING.match(clause.text):  # "Outside the pubs' hours, | you can still get a meal"
+    # "Outside the pubs' hours, | you can still get a meal"; "three operators, and | they all accept each other's tickets"
+    if (len(spoken) < 2 or PRONOUN_OPENING.match(clause.text)) and not RELATIVE_OPENING.match(clause.text):
         before = next((claim.clauses[:n] for n, c in enumerate(claim.clauses) if c is clause), [])
         spoken = spoken.union(*(spoken_of(c) for c in before))
-    agreeing: set[str] = set()  # what the close clauses of this polarity about the same thing deny (or say), read once
-    for c, _ in close:
-        if c.polarity.negative == mine and of_the_same_thing(spoken, said := spoken_of(c)):
-            agreeing |= stems_of(c.denied_words) if mine else said
+    alike = [(c, spoken_of(c)) for c, _ in close if c.polarity.negative == mine]  # close clauses of this polarity
     for other, sentence in close:
         if other.polarity.negative == mine or other.polarity.exclusive:
             continue
@@ -1376,6 +1374,9 @@ def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]], claim: Sai
         contested = (own - compared_with(other)) & theirs if mine else stems_of(other.denied_words) & own
         if not contested:
             continue
+        # what the clauses of this polarity speaking of the thing as much as the other does deny (or say)
+        shared = max(2, len(spoken & theirs))
+        agreeing = set().union(*(stems_of(c.denied_words) if mine else said for c, said in alike if len(spoken & said) >= shared))
         if len(contested & agreeing) < len(contested):
             return other, sentence
     return None

@@ -221,6 +221,12 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         ("What is the Givens Mill tour like?",  # the side said as an adverb
          "The machinery on the tour runs quietly enough to talk over [guide_givens_mill.md].",
          "polarity", ['"quietly"', '"loud"'], "The running machinery is loud and makes a far stronger impression than a static exhibit would."),
+        ("Is the beach at Pellew Sands good at high tide?",  # the tide said with a verb
+         "The beach is at its best when the tide is high [guide_pellew_sands.md].",
+         "polarity", ['"tide is high"', '"low tide"'], None),
+        ("Can I use one bus ticket on all the buses?",  # "they" are the operators of the clause before
+         "There are three bus operators and they'll all accept each other's tickets [guide_regional_transport.md].",
+         "polarity", ["says what the guide denies"], None),
         ("Can I get around Halden Bay with a pushchair?",
          "Halden Bay's lanes are step-free, so getting about with a pushchair is easy [guide_accessibility.md].",
          "polarity", ['"step-free"', '"stepped"'], "The stepped lanes are difficult with luggage or a pushchair, and a wheelchair is harder still."),
