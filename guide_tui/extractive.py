@@ -772,6 +772,7 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
             reason = "no retrieved chunk is within the cutoff"
         return Evidence([], reason, verdicts=[Verdict(retrieval.question, 0.0, False, {}, reason)])
     towns: set[str] = set()  # the towns named so far: "..., and what does parking cost once I'm there?"
+    before: Subject | None = None  # the part before's subject
     quotes: list[Candidate] = []
     verdicts, uncovered = [], []
     parts = question_parts(retrieval.read_as)
@@ -780,11 +781,12 @@ def find_evidence(retriever: Retriever, retrieval: Retrieval) -> Evidence:
     rows = [row for hit in hits for row in facts.rows_of(hit.ordinal)]  # the only ones scored
     for number, (part, part_vector) in enumerate(zip(parts, part_vectors)):
         similarities = None if part_vector is None else dict(zip(rows, (retriever.index.teacher_vectors[rows] @ part_vector).tolist()))
-        subject = subject_of(part, facts, towns, follows=number > 0)
+        refused_before = number > 0 and not verdicts[-1].answered
+        subject = subject_of(with_thing_before(part, before) if refused_before else part, facts, towns, follows=number > 0)
         if len(parts) == 1 and not (subject.words or subject.towns or subject.kinds):  # "the a of"
             reason = "it names nothing to look up: no thing, place or kind of answer"
             return Evidence([], reason, verdicts=[Verdict(part, 0.0, False, {}, reason)])
-        towns = subject.towns
+        towns, before = subject.towns, subject
         after_unknown = number > 0 and unknown_thing(verdicts[-1])
         if after_unknown and POINTS_BACK.search(part):
             verdicts.append(Verdict(part, 0.0, False, {}, follows_an_unknown(parts[number - 1])))
@@ -810,6 +812,13 @@ LIKENED_TO = re.compile(r"(?<![\w'’])(?:[A-Z][\w'’]*\s+){0,2}[A-Z][\w'’]*-
 """A name that only says what kind of thing is meant ("a National Express-type coach", "an Uber-style taxi"): the
 thing asked about is the coach or the taxi, which the guides may well speak of."""
 SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"(]\s*)$")
+
+
+def with_thing_before(part: str, before: Subject | None) -> str:
+    """A part pointing back at the thing of a part the guides could not answer, read with that thing for its pronoun
+    ("What number bus goes into Corry Vale, | and how often does it run?": how often the bus runs, not the train)."""
+    thing = [word for word in (before.words if before else []) if word not in KINDS_OF_WORD]
+    return POINTS_BACK.sub(" ".join(thing), part, count=1) if thing else part
 
 
 def follows_an_unknown(before: str) -> str:

@@ -211,6 +211,14 @@ def test_a_number_shared_with_the_question_does_not_make_a_price_the_one_asked(o
     assert answer.refused
 
 
+def test_a_part_pointing_back_at_a_thing_the_guides_could_not_answer_is_read_with_that_thing(originals_retriever) -> None:
+    """No bus runs into Corry Vale, so no number is given; "how often does it run?" asks after that bus, which the
+    valley's guide answers by saying there is none, not after the train from Brightwater."""
+    answer, _ = ask(originals_retriever, "Which bus number runs from Brightwater into Corry Vale, and how often does it go?")
+    assert "no public transport into the valley" in answer.text
+    assert "The guides do not say: Which bus number runs from Brightwater into Corry Vale?" in answer.text
+
+
 def test_how_much_with_an_adverb_asks_for_an_amount_not_a_comparison(originals_retriever) -> None:
     """The guides never price the tram day ticket, only compare it with two singles: "how much, exactly, is it" asks the
     price as "how much is it" does, so the comparison is no answer."""
