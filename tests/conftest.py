@@ -132,7 +132,11 @@ def ollama_down(monkeypatch):
 
 
 async def settle(pilot) -> None:
-    """Wait until the app's workers (index load, Ollama probe, answer) are done and the screen has caught up."""
+    """Wait until the app's workers (index load, Ollama probe, answer) are done and the screen has caught up. The
+    answer worker starts after the next refresh (`call_after_refresh`): two pauses first let that refresh and its
+    callbacks run, so a worker just asked for is waited for rather than missed."""
+    await pilot.pause()
+    await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 
