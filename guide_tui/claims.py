@@ -1374,9 +1374,9 @@ def denial_conflict(clause: Clause, close: list[tuple[Clause, Said]], claim: Sai
         contested = (own - compared_with(other)) & theirs if mine else stems_of(other.denied_words) & own
         if not contested:
             continue
-        # what the clauses of this polarity speaking of the thing as much as the other does deny (or say)
-        shared = max(2, len(spoken & theirs))
-        agreeing = set().union(*(stems_of(c.denied_words) if mine else said for c, said in alike if len(spoken & said) >= shared))
+        # what the clauses of this polarity speaking of the same thing, as much as the other does, deny (or say)
+        as_much = [(c, said) for c, said in alike if of_the_same_thing(spoken, said) and len(spoken & said) >= len(spoken & theirs)]
+        agreeing = set().union(*(stems_of(c.denied_words) if mine else said for c, said in as_much))
         if len(contested & agreeing) < len(contested):
             return other, sentence
     return None

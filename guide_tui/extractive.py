@@ -496,6 +496,10 @@ def prices_named(question: str) -> frozenset[str]:
     return frozenset(word for run in article_runs(question) if run and run[-1] in PRICES for word in run)
 
 
+FRIENDLY_TO = re.compile(r"\b([a-z]+)[- ]friendly\b")
+"""What a place must welcome is a thing the question names: "dog" in "dog-friendly hotels", "is the inn dog friendly?"."""
+
+
 def named_things(question: str) -> set[str]:
     """Names, and words in the runs that follow an article up to the next small word: "the entry
     fee for the fishing museum" -> entry, fee, fishing, museum; "Tesla's share price" -> tesla; "dog" of "dog-friendly".
@@ -503,10 +507,6 @@ def named_things(question: str) -> set[str]:
     only says something about it."""
     named = {word.lower() for word in CAPITALISED.findall(question)[1:] if word != "I"}
     return named.union(*article_runs(question), FRIENDLY_TO.findall(question.lower()))
-
-
-FRIENDLY_TO = re.compile(r"\b([a-z]+)[- ]friendly\b")
-"""What a place must welcome is a thing the question names: "dog" in "dog-friendly hotels", "is the inn dog friendly?"."""
 
 
 def place_match(subject: Subject, sentence: Sentence) -> float:
