@@ -46,6 +46,7 @@ COLUMNS = [  # (heading, set, section of its report)
     ("cedar 80 (session 46, measured once)", "cedar", "all"),
     ("dahlia 70 (session 47, measured once)", "dahlia", "all"),
     ("elm 70 (session 47, measured once)", "elm", "all"),
+    ("fern 70 (session 48, measured once)", "fern", "all"),
 ]  # fmt: skip
 ANSWERABLE = ["direct", "paraphrase", "list", "multi_part", "yes_no"]
 UNANSWERABLE = [("near_miss", "near_miss refused"), ("false_premise", "false_premise handled"), ("out_of_scope", "out_of_scope refused")]

@@ -18,7 +18,7 @@ ORIGINALS = ROOT.parent / "shared" / "corpora" / "city_guides"
 SPLIT = [
     "dev", "hard", "varied", "plain", "broad", "travel", "weekend", "answerable", "summer", "harvest", "frost", "meadow", "thaw", "dusk", "ember",
     "flint", "glade", "heath", "ivy", "juniper", "kelp", "lark", "nettle", "orchid", "pine", "quince", "rowan", "sorrel", "tansy",
-    "umber", "vetch", "willow", "yarrow", "zinnia", "aster", "birch", "cedar", "dahlia", "elm",
+    "umber", "vetch", "willow", "yarrow", "zinnia", "aster", "birch", "cedar", "dahlia", "elm", "fern",
 ]  # fmt: skip
 NEVER = ["fresh", "mixed", "closing", "visitor", "autumn", "winter", "december", "january", "february", "spring", "offtopic"]  # never used to write a rule
 ON_BUNDLED = {"own", "fresh", "hard", "varied"}  # written about the project's own edition of the guides
