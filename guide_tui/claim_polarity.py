@@ -183,8 +183,8 @@ OPPOSITES: dict[str, tuple[str, str]] = {
     "direction": (r"\bnorth(?:ern|wards?)?\b|\bupstream\b", r"\bsouth(?:ern|wards?)?\b|\bdownstream\b"),
     "east": (r"\beast(?:ern|wards?)?\b", r"\bwest(?:ern|wards?)?\b"),
     "tide": (
-        r"\blow (?:tide|water)\b|\btide(?: is|'s|'s gone| has gone) out\b|\btide (?:is |'s )?low\b|\btide goes out\b",
-        r"\bhigh (?:tide|water)\b|\btide(?: is|'s) in\b|\btide (?:is |'s )?high\b|\btide comes in\b",
+        r"\blow (?:tide|water)\b|\btide(?: is|'s|'s gone| has gone) out\b|\btide(?: is|'s)? low\b|\btide goes out\b",
+        r"\bhigh (?:tide|water)\b|\btide(?: is|'s) in\b|\btide(?: is|'s)? high\b|\btide comes in\b",
     ),
 }
 UNORDERED = frozenset({"same price"})
@@ -285,6 +285,12 @@ class Polarity:
         return sum(1 for start in self.denials if start <= offset < self.scope_ends.get(start, len(self.text))) % 2 == 1
 
 
+THE_THING = re.compile(r"\bthe $")
+SIDE_NOUNS = frozenset("climb climbs slope slopes steps stairs".split())
+"""Side words that, right after "the", name a thing ("the climb", "the steps") and say less than a word said of it
+(not "the hard sand", where the side word describes the thing)."""
+
+
 def qualifies(text: str, side: re.Match, scope_end: int | None) -> bool:
     """Is the side word the bare preposition of the qualifier ending a determiner's denial ("no bus service | inside
     the town")? Then the determiner denies the thing, not the preposition ("no village is within walking distance" it does)."""
@@ -314,6 +320,7 @@ def polarity(clause: str) -> Polarity:
     sides: dict[str, set[int]] = {}
     said: dict[str, str] = {}
     spans: list[tuple[int, int]] = []
+    described: dict[str, set[int]] = {}  # the sides taken by words other than a thing's name after "the"
     flipping: set[int] = set()  # negators that turned a side word round ("isn't open" is "closed")
     denying: list[int] = []
     for concept in pairs_taken(text):
@@ -328,12 +335,17 @@ def polarity(clause: str) -> Polarity:
                 if before:
                     flipping.add(before[-1])
                 sides.setdefault(concept, set()).add(-side if denied else side)
+                if not (match.group() in SIDE_NOUNS and THE_THING.search(text, 0, match.start())):
+                    described.setdefault(concept, set()).add(-side if denied else side)
                 wording = ("not " if len(before) % 2 else "") + (lessened.group() if lessened else "") + match.group()
                 if len(wording) > len(said.get(concept, "")):  # the fullest wording: "around the clock", not "open"
                     said[concept] = wording
                 spans.append(match.span())
                 if concept in DENYING_SIDES and side == -1:
                     denying.append(match.end())
+    for concept, taken in sides.items():  # "the climb ... is gentler": the thing's name yields to what is said of it
+        if len(taken) > 1 and len(described.get(concept, ())) == 1:
+            sides[concept] = described[concept]
     exclusive = ONLY.search(text) is not None
     if exclusive:
         sides = {concept: {1, -1} for concept in sides}

@@ -232,12 +232,18 @@ hourly"), or names as where the nearest of something is ("the nearest full hospi
 station is Pellew Sands")."""
 
 
+LINE_NAMED = re.compile(r"\s+line\b")
+"""Words after a town that make it the name of a railway line ("on the Marchwood line"), not a place a claim is about."""
+
+
 def claim_places(towns: TownNames, text: str, journeys: bool = False) -> frozenset[str]:
     """The towns a claim is about: those it names, but not those it only compares with, nor (unless `journeys`) those
-    it only travels from or to."""
+    it only travels from or to, nor those that only name a line."""
     about = set()
-    for start, _, town in town_spans(towns, text):
+    for start, end, town in town_spans(towns, text):
         before = text[max(0, start - 60) : start]
+        if LINE_NAMED.match(text, end):
+            continue
         if not COMPARED_WITH.search(before) and (journeys or not JOURNEY_END.search(before)):
             about.add(town)
     return frozenset(about)
@@ -404,6 +410,10 @@ def continues(sentence: str, before: tuple[str, int], clause: tuple[str, int]) -
     )
 
 
+BACK_THEN = re.compile(r"\b(?:way )?back(?= in (?:the )?(?:\d{4}|\d{2,4}s|\d{1,2}(?:st|nd|rd|th) century)\b)")
+"""A year's "back in" ("closed back in 1963"), which adds no fact to the year."""
+
+
 def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, blank: str, carried: bool = False, lead: str = "") -> Clause:
     """One clause read; `blank` is the clause with its town names blanked out (their words are no content).
     A clause `carried` on from a denying one, with no negator or side of its own, is denied whole; `lead` is the
@@ -413,6 +423,7 @@ def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, 
         said = replace(said, denials=(0,), negative=True)
     values = [replace(v, negative=denied(v, said)) if v.kind in ("day", "month") else v for v in values]
     skipped = [(v.start - start, v.start - start + len(v.text)) for v in values] + said.spans
+    skipped += [m.span() for m in BACK_THEN.finditer(normalised(text))]
     free_words, denied_words = [], []
     for word in WORD.finditer(normalised(blank)):
         token = CONTRACTED.sub("", word.group()).strip("'-")

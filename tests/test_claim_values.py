@@ -276,6 +276,10 @@ def test_denials_are_read_from_the_negators(clause, negative):
         ("the villages are two to four miles apart", "distance", {-1}),
         ("you can park wherever you like on the headland", "allowed", {1}),  # against "banned elsewhere"
         ("the observatory welcomes day visitors", "allowed", {1}),
+        ("the beach is best when the tide's low", "tide", {1}),
+        ("the climb up to the square is gentler than it looks", "slope", {1}),  # the thing named yields to what is said of it
+        ("the climb is hard work", "slope", {-1}),  # but names a side when nothing else is said of the slope
+        ("the hard sand is easy going", "ease", {1, -1}),  # "the hard sand": the word describes the thing, not names it
     ],
 )
 def test_a_clause_takes_a_side_of_an_opposite_pair(clause, concept, sides):

@@ -445,6 +445,10 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # a charge with no amount, where the guide gives none
         ("Are the Thornby Wells gardens free?", "Entry to the Thornby Wells gardens carries a small charge [guide_thornby_wells.md].",
          "value", ['"a small charge"'], None),
+        # an opposite property said of a thing whose name takes the other side ("the climb ... is gentler")
+        ("Is Kestrelford manageable for someone with limited mobility?",
+         "Kestrelford is on a hillside, and the climb from the lower car park is gentler than you would think from a map [guide_accessibility.md].",
+         "polarity", ['"gentler"', '"steeper"'], None),
     ],
 )  # fmt: skip
 def test_each_failure_kind_is_flagged_with_its_reason_and_source(hits_for, bundled_index, question, claim, kind, said, source):
@@ -707,6 +711,12 @@ PARAPHRASES = [
     ("How often do trains run to Pellew Sands?", "Seven trains running each day link the regional hub with Pellew Sands [guide_pellew_sands.md]."),
     # going inside denied, as the guide's "closed to the public" does
     ("Can I climb the Elder Ness lighthouse?", "Nobody can step inside the Elder Ness lighthouse, but the walk out to it is worth it [guide_elder_ness.md]."),
+    # a town naming a railway line is no place the claim is about: the hourly trains are Thornby Wells' own
+    ("How often do trains run to Thornby Wells?",
+     "It sits on the Marchwood line, with trains every hour and one every two hours on Sundays [guide_thornby_wells.md]."),
+    # "back in 1963" adds nothing to the year
+    ("Does Kestrelford have a railway station?",
+     "Kestrelford lost its railway line back in 1963, and the trackbed is now a walking route [guide_kestrelford.md]."),
 ]
 
 
