@@ -570,6 +570,8 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
     evidence = related_said or [best]
     for clause in claim.clauses:
         for value in clause.values:
+            if denied_charge(value, clause):
+                continue
             if problem := value_problem(value, clause, claim, evidence, elsewhere, settings):
                 judgement.problem, judgement.disputed = problem, value
                 return judgement
@@ -598,6 +600,11 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
     if added := added_words(claim, leaned_on, said, embedder, settings):
         judgement.problem = ("added", f"adds what the guide does not say ({', '.join(added)})", best)
     return judgement
+
+
+def denied_charge(value: Value, clause: Clause) -> bool:
+    """"Isn't expensive" gives no price: the pair of cheap and dear weighs it (polarity_problem), not the values."""
+    return value.kind == "price" and None in value.readings and clause.polarity.negated(clause.text.lower().find(value.text.lower()))
 
 
 def values_given(claim: Said, related: list[Said]) -> bool:

@@ -445,6 +445,9 @@ def flag_of(hits_for, bundled_index, question: str, claim: str):
         # a charge with no amount, where the guide gives none
         ("Are the Thornby Wells gardens free?", "Entry to the Thornby Wells gardens carries a small charge [guide_thornby_wells.md].",
          "value", ['"a small charge"'], None),
+        # and a charge affirmed where the guide's prices are low
+        ("Where can I stay in Pellew Sands?", "Outside July and August, rooms in Pellew Sands are expensive [guide_pellew_sands.md].",
+         "polarity", ['"expensive"', '"prices are low"'], None),
         # an opposite property said of a thing whose name takes the other side ("the climb ... is gentler")
         ("Is Kestrelford manageable for someone with limited mobility?",
          "Kestrelford is on a hillside, and the climb from the lower car park is gentler than you would think from a map [guide_accessibility.md].",
@@ -714,6 +717,8 @@ PARAPHRASES = [
     # a town naming a railway line is no place the claim is about: the hourly trains are Thornby Wells' own
     ("How often do trains run to Thornby Wells?",
      "It sits on the Marchwood line, with trains every hour and one every two hours on Sundays [guide_thornby_wells.md]."),
+    # a charge denied ("isn't expensive") gives no price: it is the guide's "prices are low"
+    ("Where can I stay in Pellew Sands?", "Once July and August are over, a room in Pellew Sands isn't expensive [guide_pellew_sands.md]."),
     # "back in 1963" adds nothing to the year
     ("Does Kestrelford have a railway station?",
      "Kestrelford lost its railway line back in 1963, and the trackbed is now a walking route [guide_kestrelford.md]."),
