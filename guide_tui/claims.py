@@ -241,9 +241,9 @@ def claim_places(towns: TownNames, text: str, journeys: bool = False) -> frozens
     it only travels from or to, nor those that only name a line."""
     about = set()
     for start, end, town in town_spans(towns, text):
-        before = text[max(0, start - 60) : start]
         if LINE_NAMED.match(text, end):
             continue
+        before = text[max(0, start - 60) : start]
         if not COMPARED_WITH.search(before) and (journeys or not JOURNEY_END.search(before)):
             about.add(town)
     return frozenset(about)
@@ -423,7 +423,7 @@ def read_clause(text: str, start: int, values: list[Value], vector: np.ndarray, 
         said = replace(said, denials=(0,), negative=True)
     values = [replace(v, negative=denied(v, said)) if v.kind in ("day", "month") else v for v in values]
     skipped = [(v.start - start, v.start - start + len(v.text)) for v in values] + said.spans
-    skipped += [m.span() for m in BACK_THEN.finditer(normalised(text))]
+    skipped += [m.span() for m in BACK_THEN.finditer(said.text)]  # said.text: the clause normalised, as offsets are
     free_words, denied_words = [], []
     for word in WORD.finditer(normalised(blank)):
         token = CONTRACTED.sub("", word.group()).strip("'-")
@@ -604,7 +604,7 @@ def judge(claim: Said, plain: str, chunks: list[Chunk], guides: Guides, embedder
 
 def denied_charge(value: Value, clause: Clause) -> bool:
     """"Isn't expensive" gives no price: the pair of cheap and dear weighs it (polarity_problem), not the values."""
-    return value.kind == "price" and None in value.readings and clause.polarity.negated(clause.text.lower().find(value.text.lower()))
+    return value.kind == "price" and None in value.readings and clause.polarity.negated(clause.polarity.text.find(normalised(value.text)))
 
 
 def values_given(claim: Said, related: list[Said]) -> bool:
